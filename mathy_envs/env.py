@@ -1,0 +1,626 @@
+"""`MathyEnv`: rules, action masks, transitions and rewards.
+
+An environment turns a problem text into an episode: an agent picks a rule and a
+node (counted left to right, in-order), the rule rewrites the expression, and the
+env scores the new state. Subclasses supply the problems (`problem_fn`), the
+namespace and, usually, a `transition_fn` that recognises a win.
+"""
+
+import math
+import zlib
+from collections import OrderedDict
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Type, Union
+
+import numpy as np
+import numpy.typing as npt
+from mathy_core import (
+    STOP,
+    BaseRule,
+    ExpressionChangeRule,
+    ExpressionParser,
+    MathExpression,
+    VariableExpression,
+    VisitStop,
+)
+from mathy_core.rules import (
+    AssociativeSwapRule,
+    CommutativeSwapRule,
+    ConstantsSimplifyRule,
+    DistributiveFactorOutRule,
+    DistributiveMultiplyRule,
+    RestateSubtractionRule,
+    VariableMultiplyRule,
+)
+
+from .observations import MathyObservation, MathyObservationUnion, ObservationType
+from .parsing import ParsedExpression, default_parser, expression_cache
+from .state import MathyEnvState, MathyEnvStateStep
+from .time_step import TimeStep, is_terminal_transition, termination, transition
+from .types import ActionType, EnvRewards, MathyEnvProblem, MathyEnvProblemArgs
+
+INVALID_ACTION_RESPONSES: Tuple[str, ...] = ("raise", "penalize", "terminal")
+InvalidActionResponse = Literal["raise", "penalize", "terminal"]
+ActionInput = Union[int, np.integer[Any], Tuple[int, int], Sequence[int]]
+MaskArray = npt.NDArray[np.int8]
+
+MASK_CACHE_SIZE = 4096
+_NO_RULE = BaseRule()
+
+
+class MathyEnv:
+    """Implement a math solving game where a player wins by executing the right
+    sequence of actions to reduce a math expression to an agreeable basic
+    representation in as few moves as possible.
+
+    Arguments:
+        rules: the rules an agent may apply (`core_rules()` when None)
+        max_moves: the default move budget of an episode
+        verbose: print every step
+        invalid_action_response: what an invalid action does: `"raise"` a
+            `ValueError`, `"penalize"` it (one move used, `INVALID_MOVE` reward) or
+            end the episode (`"terminal"`, with the lose signal)
+        reward_discount: the discount of non-terminal transitions
+        max_seq_len: the largest expression (in nodes) an observation holds
+        previous_state_penalty: penalize returning to an earlier expression, and end
+            the episode after the fourth visit
+        preferred_term_commute: let commutative swap reorder terms already in the
+            preferred `4x` form
+        seed: seed of `np_random`, the generator problems are drawn from
+    """
+
+    max_moves: int
+    max_seq_len: int
+    verbose: bool
+    reward_discount: float
+    previous_state_penalty: bool
+    invalid_action_response: InvalidActionResponse
+    np_random: np.random.Generator
+
+    def __init__(
+        self,
+        *,
+        rules: Optional[List[BaseRule]] = None,
+        max_moves: int = 20,
+        verbose: bool = False,
+        invalid_action_response: InvalidActionResponse = "raise",
+        reward_discount: float = 0.99,
+        max_seq_len: int = 128,
+        previous_state_penalty: bool = True,
+        preferred_term_commute: bool = False,
+        seed: Optional[int] = None,
+    ) -> None:
+        if invalid_action_response not in INVALID_ACTION_RESPONSES:
+            raise ValueError(
+                f"invalid_action_response must be one of "
+                f"{', '.join(repr(r) for r in INVALID_ACTION_RESPONSES)}; "
+                f"got {invalid_action_response!r}"
+            )
+        if max_seq_len < 1:
+            raise ValueError(f"max_seq_len must be positive, got {max_seq_len}")
+        self.max_moves = max_moves
+        self.max_seq_len = max_seq_len
+        self.verbose = verbose
+        self.reward_discount = reward_discount
+        self.previous_state_penalty = previous_state_penalty
+        self.invalid_action_response = invalid_action_response
+        self.preferred_term_commute = preferred_term_commute
+        self._masks: "OrderedDict[str, MaskArray]" = OrderedDict()
+        self.rules = (
+            rules if rules is not None else self.core_rules(preferred_term_commute)
+        )
+        self.parser = default_parser()
+        self.np_random = np.random.default_rng(seed)
+
+    # -- configuration --------------------------------------------------------
+
+    @property
+    def rules(self) -> List[BaseRule]:
+        return self._rules
+
+    @rules.setter
+    def rules(self, rules: List[BaseRule]) -> None:
+        self._rules = list(rules)
+        self._masks.clear()
+
+    @property
+    def parser(self) -> ExpressionParser:
+        return self._parser
+
+    @parser.setter
+    def parser(self, parser: ExpressionParser) -> None:
+        self._parser = parser
+        self._expressions = expression_cache(parser)
+        self._masks.clear()
+
+    def seed(self, seed: Optional[int] = None) -> None:
+        """Reseed `np_random`, the generator every problem is drawn from."""
+        self.np_random = np.random.default_rng(seed)
+
+    @property
+    def action_size(self) -> int:
+        """Return the number of available actions"""
+        return len(self._rules) * self.max_seq_len
+
+    @staticmethod
+    def core_rules(preferred_term_commute: bool = False) -> List[BaseRule]:
+        """The default rules, in action order."""
+        return [
+            ConstantsSimplifyRule(),
+            CommutativeSwapRule(preferred=preferred_term_commute),
+            DistributiveMultiplyRule(),
+            DistributiveFactorOutRule(),
+            AssociativeSwapRule(),
+            VariableMultiplyRule(),
+            RestateSubtractionRule(),
+        ]
+
+    def get_env_namespace(self) -> str:
+        """A unique string identifying the environment's problem type."""
+        raise NotImplementedError("subclasses must return their env namespace")
+
+    def get_rewarding_actions(self, state: MathyEnvState) -> List[Type[BaseRule]]:
+        """Rules whose use earns `HELPFUL_MOVE`."""
+        return [
+            RestateSubtractionRule,
+            ConstantsSimplifyRule,
+            DistributiveFactorOutRule,
+            VariableMultiplyRule,
+        ]
+
+    def get_penalizing_actions(self, state: MathyEnvState) -> List[Type[BaseRule]]:
+        """Rules whose use costs `UNHELPFUL_MOVE`."""
+        return [AssociativeSwapRule, DistributiveMultiplyRule]
+
+    def max_moves_fn(
+        self, problem: MathyEnvProblem, config: MathyEnvProblemArgs
+    ) -> int:
+        """The move budget of a problem: three moves per unit of complexity."""
+        return problem.complexity * 3
+
+    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+        """Generate a problem. Implemented per environment so that each one can
+        produce its own data set with no required configuration."""
+        raise NotImplementedError("subclasses must generate their problems")
+
+    def transition_fn(
+        self,
+        env_state: MathyEnvState,
+        expression: MathExpression,
+        features: MathyObservation,
+    ) -> Optional[TimeStep]:
+        """An env's own verdict on a state (a win, usually), or None for no opinion.
+
+        `expression` is a shared, read-only tree: clone it before changing it.
+        """
+        return None
+
+    # -- parsing and masks ----------------------------------------------------
+
+    def parse(self, text: str) -> ParsedExpression:
+        """The cached parse of `text` (its `.tree` is shared: clone before changing)."""
+        return self._expressions.parse(text)
+
+    def valid_moves_array(self, env_state: MathyEnvState) -> MaskArray:
+        """`get_valid_moves` as a read-only `(num_rules, num_nodes)` int8 array,
+        computed once per distinct expression text."""
+        return self._mask_of(self._expressions.parse(env_state.agent.problem))
+
+    def _mask_of(self, parsed: ParsedExpression) -> MaskArray:
+        masks = self._masks
+        mask = masks.get(parsed.text)
+        if mask is not None and mask.shape[0] == len(self._rules):
+            masks.move_to_end(parsed.text)
+            return mask
+        mask = np.asarray(self._mask_rows(parsed.nodes, None), dtype=np.int8)
+        mask = mask.reshape(len(self._rules), len(parsed.nodes))
+        mask.flags.writeable = False
+        masks[parsed.text] = mask
+        if len(masks) > MASK_CACHE_SIZE:
+            masks.popitem(last=False)
+        return mask
+
+    def _mask_rows(
+        self,
+        nodes: List[MathExpression],
+        rule_list: Optional[Sequence[Type[BaseRule]]],
+    ) -> List[List[int]]:
+        allowed = tuple(rule_list) if rule_list is not None else None
+        rows: List[List[int]] = []
+        for rule in self._rules:
+            if allowed is not None and not isinstance(rule, allowed):
+                rows.append([0] * len(nodes))
+                continue
+            can_apply = rule.can_apply_to
+            rows.append([1 if can_apply(node) else 0 for node in nodes])
+        return rows
+
+    def get_valid_moves(self, env_state: MathyEnvState) -> List[List[int]]:
+        """A `num_rules x num_nodes` 0/1 matrix: row `r`, column `i` is 1 when rule
+        `r` can be applied to the `i`-th node from the left."""
+        return self.valid_moves_array(env_state).tolist()  # type: ignore[no-any-return]
+
+    def get_actions_for_node(
+        self,
+        expression: MathExpression,
+        rule_list: Optional[List[Type[BaseRule]]] = None,
+    ) -> List[List[int]]:
+        """The valid-move matrix of an expression tree (`num_rules x num_nodes`).
+        With `rule_list`, rows of rules of other types are all zero."""
+        return self._mask_rows(expression.to_list("inorder"), rule_list)
+
+    def get_valid_rules(self, env_state: MathyEnvState) -> List[int]:
+        """1 for each rule that applies somewhere in the expression, else 0."""
+        mask = self.valid_moves_array(env_state)
+        return [1 if row.any() else 0 for row in mask]
+
+    def get_agent_actions_count(self, env_state: MathyEnvState) -> int:
+        """The number of valid actions in a state."""
+        return int(self.valid_moves_array(env_state).sum())
+
+    @staticmethod
+    def get_token_at_index(
+        expression: MathExpression, index: int
+    ) -> Optional[MathExpression]:
+        """The node `index` places from the left of the expression (in-order), or
+        None when there is none."""
+        if index < 0:
+            return None
+        found: Optional[MathExpression] = None
+        count = 0
+
+        def visit(node: MathExpression, depth: int, data: Any) -> Optional[VisitStop]:
+            nonlocal found, count
+            if count == index:
+                found = node
+                return STOP
+            count += 1
+            return None
+
+        expression.visit_inorder(visit)
+        return found
+
+    # -- actions ----------------------------------------------------------------
+
+    def to_action(self, action: ActionInput) -> ActionType:
+        """Decode an action: an int indexes the flattened `(rule, node)` space as
+        `(a // max_seq_len, a % max_seq_len)`; a pair passes through."""
+        if isinstance(action, (bool, np.bool_)):
+            raise ValueError(f"an action must be an int or a (rule, node) pair, got {action!r}")
+        if isinstance(action, (int, np.integer)):
+            value = int(action)
+            return value // self.max_seq_len, value % self.max_seq_len
+        if isinstance(action, np.ndarray) and action.ndim == 0:
+            return self.to_action(action.item())
+        if isinstance(action, (tuple, list, np.ndarray)) and len(action) == 2:
+            rule, node = action[0], action[1]
+            if isinstance(rule, (int, np.integer)) and isinstance(node, (int, np.integer)):
+                if not isinstance(rule, (bool, np.bool_)) and not isinstance(
+                    node, (bool, np.bool_)
+                ):
+                    return int(rule), int(node)
+        raise ValueError(
+            f"an action must be an int or a (rule, node) pair of ints, got {action!r}"
+        )
+
+    def random_action(
+        self, expression: MathExpression, rule: Optional[Type[BaseRule]] = None
+    ) -> ActionType:
+        """A uniformly random valid `(rule, node)` action, optionally of one rule
+        type, drawn from `np_random`. Raises `ValueError` when there is none."""
+        rows = self.get_actions_for_node(expression, [rule] if rule is not None else None)
+        choices = [(r, n) for r, row in enumerate(rows) for n, ok in enumerate(row) if ok]
+        if not choices:
+            kind = f" for rule {rule.__name__}" if rule is not None else ""
+            raise ValueError(f"no valid action{kind} in expression {expression}")
+        return choices[int(self.np_random.integers(len(choices)))]
+
+    # -- episodes ---------------------------------------------------------------
+
+    def get_initial_state(
+        self,
+        params: Optional[MathyEnvProblemArgs] = None,
+        print_problem: bool = True,
+        *,
+        seed: Optional[int] = None,
+    ) -> Tuple[MathyEnvState, MathyEnvProblem]:
+        """Generate a problem and its starting state.
+
+        `seed` reseeds `np_random` first. The problem is printed when
+        `print_problem` and `verbose` are both set.
+        """
+        if seed is not None:
+            self.seed(seed)
+        config = params if params is not None else MathyEnvProblemArgs()
+        problem = self.problem_fn(config)
+        parsed = self._expressions.parse(problem.text)
+        if len(parsed) > self.max_seq_len:
+            raise ValueError(
+                f"problem {problem.text!r} has {len(parsed)} nodes, more than "
+                f"max_seq_len={self.max_seq_len}"
+            )
+        state = MathyEnvState(
+            problem=problem.text,
+            max_moves=self.max_moves_fn(problem, config),
+            num_rules=len(self._rules),
+            problem_type=self.get_env_namespace(),
+        )
+        if print_problem and self.verbose:
+            self.print_state(state, "initial-state")
+        return state, problem
+
+    def get_next_state(
+        self, env_state: MathyEnvState, action: ActionInput
+    ) -> Tuple[MathyEnvState, TimeStep, ExpressionChangeRule]:
+        """Apply an action.
+
+        Returns the next state, the time step of the transition and the change the
+        rule made. An invalid action (rule or node out of range, or a rule that
+        can't apply at that node) is handled per `invalid_action_response`. The
+        given state is never modified.
+        """
+        rule_index, node_index = self.to_action(action)
+        agent = env_state.agent
+        parsed = self._expressions.parse(agent.problem)
+        mask = self._mask_of(parsed)
+        if not (
+            0 <= rule_index < mask.shape[0]
+            and 0 <= node_index < mask.shape[1]
+            and mask[rule_index, node_index]
+        ):
+            return self._invalid_action(env_state, parsed, (rule_index, node_index))
+        rule = self._rules[rule_index]
+        work = parsed.tree.clone()
+        node = self.get_token_at_index(work, node_index)
+        assert node is not None
+        change = rule.apply_to(node)
+        result = change.result if change.result is not None else node
+        out_state = env_state.get_out_state(
+            problem=str(result.get_root()),
+            action=(rule_index, node_index),
+            moves_remaining=agent.moves_remaining - 1,
+        )
+        time_step = self.get_state_transition(out_state)
+        if self.verbose:
+            self.print_state(
+                out_state, rule.name, node_index, change, time_step.reward
+            )
+        return out_state, time_step, change
+
+    def _invalid_action(
+        self, env_state: MathyEnvState, parsed: ParsedExpression, action: ActionType
+    ) -> Tuple[MathyEnvState, TimeStep, ExpressionChangeRule]:
+        rule_index, node_index = action
+        agent = env_state.agent
+        rules = self._rules
+        in_range = 0 <= rule_index < len(rules) and 0 <= node_index < len(parsed)
+        if not 0 <= rule_index < len(rules):
+            reason = f"rule index {rule_index} is out of range [0, {len(rules)})"
+        elif not 0 <= node_index < len(parsed):
+            reason = f"node index {node_index} is out of range [0, {len(parsed)})"
+        else:
+            reason = f"{rules[rule_index].name} can't be applied to node {node_index}"
+        if self.invalid_action_response == "raise":
+            raise ValueError(
+                f"invalid action {action} at step {len(agent.history) - 1} of "
+                f"expression {agent.problem!r}: {reason}"
+            )
+        rule = rules[rule_index] if 0 <= rule_index < len(rules) else _NO_RULE
+        node = parsed.nodes[node_index] if in_range else None
+        change = ExpressionChangeRule(rule, node)
+        if self.invalid_action_response == "penalize":
+            out_state = env_state.get_out_state(
+                agent.problem, action, agent.moves_remaining - 1
+            )
+            features = self.state_to_observation(out_state)
+            if out_state.agent.moves_remaining <= 0:
+                step = termination(features, self.get_lose_signal(out_state))
+            else:
+                step = transition(features, EnvRewards.INVALID_MOVE, self.reward_discount)
+            return out_state, step, change
+        out_state = env_state.get_out_state(agent.problem, action, 0)
+        features = self.state_to_observation(out_state)
+        return out_state, termination(features, self.get_lose_signal(out_state)), change
+
+    def get_state_transition(self, env_state: MathyEnvState) -> TimeStep:
+        """Score a state. Checked in order: the env's `transition_fn`; no moves
+        left (lose); a revisited expression (penalty, or lose after the fourth
+        visit); a rewarding or penalizing last rule; otherwise the time step cost.
+        """
+        agent = env_state.agent
+        parsed = self._expressions.parse(agent.problem)
+        features = env_state.to_mathy_observation(
+            move_mask=self._mask_of(parsed), parser=self._parser
+        )
+        custom = self.transition_fn(env_state, parsed.tree, features)
+        if custom is not None:
+            return custom
+        if agent.moves_remaining <= 0:
+            return termination(features, self.get_lose_signal(env_state))
+        if self.previous_state_penalty:
+            text = agent.problem
+            visits = sum(1 for step in agent.history if step.raw == text)
+            if visits > 3:
+                return termination(features, self.get_lose_signal(env_state))
+            if visits > 1:
+                return transition(
+                    features,
+                    EnvRewards.PREVIOUS_LOCATION * visits,
+                    self.reward_discount,
+                )
+        rule_index = agent.action[0]
+        if 0 <= rule_index < len(self._rules):
+            rule = self._rules[rule_index]
+            if isinstance(rule, tuple(self.get_rewarding_actions(env_state))):
+                return transition(features, EnvRewards.HELPFUL_MOVE, self.reward_discount)
+            if isinstance(rule, tuple(self.get_penalizing_actions(env_state))):
+                return transition(
+                    features, EnvRewards.UNHELPFUL_MOVE, self.reward_discount
+                )
+        return transition(features, EnvRewards.TIMESTEP, self.reward_discount)
+
+    def is_terminal_state(self, env_state: MathyEnvState) -> bool:
+        """Whether the state ends the episode.
+
+        Arguments:
+            env_state (MathyEnvState): The state to inspect
+
+        Returns:
+            (bool): A boolean indicating if the state is terminal or not.
+        """
+        return is_terminal_transition(self.get_state_transition(env_state))
+
+    def get_win_signal(self, env_state: MathyEnvState) -> float:
+        """The win reward: `WIN` plus a bonus for finishing in few moves."""
+        total = max(float(env_state.max_moves), 3e-10)
+        used = max(total - env_state.agent.moves_remaining, 3e-10)
+        bonus = 1.0 / used
+        if total > 10 and used < total / 2:
+            bonus *= 2
+        return min(2.0, EnvRewards.WIN + bonus)
+
+    def get_lose_signal(self, env_state: MathyEnvState) -> float:
+        """The reward for losing an episode."""
+        return EnvRewards.LOSE
+
+    def finalize_state(self, state: MathyEnvState) -> None:
+        """Check that the episode's last expression has the value of its first.
+
+        Both are evaluated with the same (deterministic) random variable values;
+        raises `ValueError` when they differ.
+        """
+        history = state.agent.history
+        first_text = history[0].raw if history else state.agent.problem
+        last_text = state.agent.problem
+        first = self._expressions.parse(first_text).tree
+        last = self._expressions.parse(last_text).tree
+        names = sorted(
+            {
+                str(var.identifier)
+                for tree in (first, last)
+                for var in tree.find_type(VariableExpression)
+            }
+        )
+        rng = np.random.default_rng(zlib.crc32(first_text.encode("utf-8")))
+        context: Dict[str, Union[int, float]] = {
+            name: float(value) for name, value in zip(names, rng.integers(1, 11, len(names)))
+        }
+        try:
+            start = float(first.evaluate(context))
+            end = float(last.evaluate(context))
+        except (ValueError, ArithmeticError) as error:
+            raise ValueError(
+                f"cannot evaluate {first_text!r} -> {last_text!r}: {error}"
+            ) from error
+        same = (math.isnan(start) and math.isnan(end)) or math.isclose(
+            start, end, rel_tol=1e-9, abs_tol=1e-9
+        )
+        if not same:
+            raise ValueError(
+                f"expression value changed: {first_text!r} = {start} but "
+                f"{last_text!r} = {end} (with {context})"
+            )
+
+    # -- observations -----------------------------------------------------------
+
+    def state_to_observation(
+        self,
+        state: MathyEnvState,
+        max_seq_len: Optional[int] = None,
+        obs_type: Optional[Union[ObservationType, str]] = None,
+    ) -> Union[MathyObservation, MathyObservationUnion]:
+        """A state's observation with its valid-move mask.
+
+        With no `obs_type`, the plain-list `MathyObservation` (padded to
+        `max_seq_len` when given); otherwise `state.to_observation` of that type.
+        """
+        mask = self.valid_moves_array(state)
+        if obs_type is None:
+            return state.to_mathy_observation(
+                move_mask=mask, parser=self._parser, max_seq_len=max_seq_len
+            )
+        return state.to_observation(
+            move_mask=mask,
+            parser=self._parser,
+            max_seq_len=self.max_seq_len if max_seq_len is None else max_seq_len,
+            obs_type=obs_type,
+        )
+
+    def to_hash_key(self, env_state: MathyEnvState) -> str:
+        """A key for the state: its problem text."""
+        return env_state.agent.problem
+
+    def get_rule_from_timestep(self, time_step: MathyEnvStateStep) -> BaseRule:
+        """The rule a history step applied."""
+        rule_index = time_step.action[0]
+        if not 0 <= rule_index < len(self._rules):
+            raise ValueError(f"history step {time_step} has no rule (index {rule_index})")
+        return self._rules[rule_index]
+
+    # -- rendering --------------------------------------------------------------
+
+    def render_state(
+        self,
+        env_state: MathyEnvState,
+        action_name: str,
+        token_index: int = -1,
+        change: Optional[ExpressionChangeRule] = None,
+        change_reward: float = 0.0,
+        pretty: bool = False,
+    ) -> str:
+        """One line: moves left, action, node, reward and expression."""
+        text = env_state.agent.problem
+        if pretty and change is not None and change.result is not None:
+            text = change.result.get_root().terminal_text
+        token = "---" if token_index < 0 else f"{token_index:03}"
+        return (
+            f"{env_state.agent.moves_remaining:03} | {action_name[:25]:<25} | "
+            f"{token} | {change_reward:+.2f} | {text}"
+        )
+
+    def print_state(
+        self,
+        env_state: MathyEnvState,
+        action_name: str,
+        token_index: int = -1,
+        change: Optional[ExpressionChangeRule] = None,
+        change_reward: float = 0.0,
+        pretty: bool = False,
+    ) -> None:
+        print(
+            self.render_state(
+                env_state, action_name, token_index, change, change_reward, pretty
+            )
+        )
+
+    def print_history(self, env_state: MathyEnvState, pretty: bool = True) -> None:
+        """Render the history of a state, replaying it from its first step.
+
+        Arguments:
+            env_state (MathyEnvState): The state to render the history of.
+        """
+        history = env_state.agent.history
+        if not history:
+            return
+        start = MathyEnvState(
+            problem=history[0].raw,
+            max_moves=env_state.max_moves,
+            num_rules=env_state.num_rules,
+            problem_type=env_state.agent.problem_type,
+        )
+        self.print_state(start, "initial-state", pretty=pretty)
+        state = start
+        for step in history[1:]:
+            rule_index, node_index = step.action
+            name = (
+                self._rules[rule_index].name
+                if 0 <= rule_index < len(self._rules)
+                else "invalid-action"
+            )
+            state = state.get_out_state(
+                step.raw, step.action, state.agent.moves_remaining - 1
+            )
+            reward = self.get_state_transition(state).reward
+            self.print_state(state, name, node_index, None, reward, pretty)
+
+
+__all__ = ("INVALID_ACTION_RESPONSES", "MathyEnv")

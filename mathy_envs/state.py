@@ -1,0 +1,489 @@
+"""Environment states: immutable-by-convention values, their serialization and
+their observations.
+
+Every method that "changes" a state returns a new one; nothing a state holds is
+ever mutated after it is built.
+"""
+
+import hashlib
+from functools import lru_cache
+from typing import Any, List, Literal, NamedTuple, Optional, Tuple, Union, overload
+
+import numpy as np
+import numpy.typing as npt
+from mathy_core import ExpressionParser
+
+from .observations import (
+    DEFAULT_MAX_SEQ_LEN,
+    FloatArray,
+    MathyGraphObservation,
+    MathyHierarchicalObservation,
+    MathyMessagePassingObservation,
+    MathyObservation,
+    MathyObservationUnion,
+    MoveMask,
+    ObservationType,
+    action_mask,
+    check_fits,
+    flat_observation,
+    graph_observation,
+    hierarchical_observation,
+    message_passing_observation,
+    to_observation_type,
+)
+from .parsing import parse
+from .types import ActionType
+
+NO_ACTION: ActionType = (-1, -1)
+FIELD_SEPARATOR = "@"
+STEP_SEPARATOR = ","
+_HEADER_FIELDS = (
+    "max_moves",
+    "num_rules",
+    "moves_remaining",
+    "problem",
+    "problem_type",
+    "reward",
+)
+
+
+class MathyEnvStateStep(NamedTuple):
+    """One step of a state's history: the expression text and the action that
+    produced it (`(-1, -1)` for the starting expression)."""
+
+    raw: str
+    action: ActionType
+
+
+class MathyAgentState:
+    """The agent's view of an episode: the current problem and how it got there."""
+
+    moves_remaining: int
+    problem: str
+    problem_type: str
+    reward: float
+    history: List[MathyEnvStateStep]
+
+    def __init__(
+        self,
+        moves_remaining: int,
+        problem: str,
+        problem_type: str,
+        reward: float = 0.0,
+        history: Optional[List[MathyEnvStateStep]] = None,
+    ) -> None:
+        self.moves_remaining = moves_remaining
+        self.problem = problem
+        self.problem_type = problem_type
+        self.reward = reward
+        self.history = (
+            list(history)
+            if history is not None
+            else [MathyEnvStateStep(problem, NO_ACTION)]
+        )
+
+    @property
+    def action(self) -> ActionType:
+        """The action that produced the current problem (`(-1, -1)` at the start)."""
+        return self.history[-1].action if self.history else NO_ACTION
+
+    @classmethod
+    def copy(cls, from_state: "MathyAgentState") -> "MathyAgentState":
+        return cls(
+            moves_remaining=from_state.moves_remaining,
+            problem=from_state.problem,
+            problem_type=from_state.problem_type,
+            reward=from_state.reward,
+            history=from_state.history,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MathyAgentState):
+            return NotImplemented
+        return (
+            self.moves_remaining == other.moves_remaining
+            and self.problem == other.problem
+            and self.problem_type == other.problem_type
+            and self.reward == other.reward
+            and self.history == other.history
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"MathyAgentState(moves_remaining={self.moves_remaining}, "
+            f"problem={self.problem!r}, problem_type={self.problem_type!r}, "
+            f"reward={self.reward!r}, history={self.history!r})"
+        )
+
+
+@lru_cache(maxsize=256)
+def problem_hash(namespace: str) -> Tuple[float, float]:
+    """Two floats in [0, 1] derived from `namespace`, the same in every process."""
+    values = []
+    for salt in (b"mathy-type-0:", b"mathy-type-1:"):
+        digest = hashlib.sha256(salt + namespace.encode("utf-8")).digest()
+        values.append(int.from_bytes(digest[:8], "big") / float(2**64 - 1))
+    return values[0], values[1]
+
+
+class MathyEnvState:
+    """The state of an episode: the agent state plus episode constants.
+
+    Build one from a problem text, or copy another state with `state=`.
+    """
+
+    agent: MathyAgentState
+    max_moves: int
+    num_rules: int
+
+    def __init__(
+        self,
+        state: Optional["MathyEnvState"] = None,
+        problem: Optional[str] = None,
+        max_moves: int = 10,
+        num_rules: int = 0,
+        problem_type: str = "mathy.unknown",
+    ) -> None:
+        if state is not None:
+            self.max_moves = state.max_moves
+            self.num_rules = state.num_rules
+            self.agent = MathyAgentState.copy(state.agent)
+            return
+        if problem is None:
+            raise ValueError("MathyEnvState needs a problem text or a state to copy")
+        if not isinstance(problem, str):
+            raise ValueError(f"problem must be a str, got {type(problem).__name__}")
+        self.max_moves = max_moves
+        self.num_rules = num_rules
+        self.agent = MathyAgentState(
+            moves_remaining=max_moves, problem=problem, problem_type=problem_type
+        )
+
+    # -- values ---------------------------------------------------------------
+
+    def clone(self) -> "MathyEnvState":
+        return MathyEnvState(state=self)
+
+    @classmethod
+    def copy(cls, from_state: "MathyEnvState") -> "MathyEnvState":
+        return cls(state=from_state)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MathyEnvState):
+            return NotImplemented
+        return (
+            self.max_moves == other.max_moves
+            and self.num_rules == other.num_rules
+            and self.agent == other.agent
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"MathyEnvState(problem={self.agent.problem!r}, "
+            f"moves_remaining={self.agent.moves_remaining}, "
+            f"max_moves={self.max_moves}, num_rules={self.num_rules})"
+        )
+
+    def get_out_state(
+        self, problem: str, action: ActionType, moves_remaining: int
+    ) -> "MathyEnvState":
+        """The next state: `problem` reached by `action`, appended to the history."""
+        out = MathyEnvState.__new__(MathyEnvState)
+        out.max_moves = self.max_moves
+        out.num_rules = self.num_rules
+        agent = self.agent
+        step = MathyEnvStateStep(problem, (int(action[0]), int(action[1])))
+        out.agent = MathyAgentState(
+            moves_remaining=moves_remaining,
+            problem=problem,
+            problem_type=agent.problem_type,
+            reward=agent.reward,
+            history=agent.history + [step],
+        )
+        return out
+
+    def get_problem_hash(self) -> List[float]:
+        """Two floats in [0, 1] identifying the problem type (env namespace)."""
+        return list(problem_hash(self.agent.problem_type))
+
+    @property
+    def time(self) -> float:
+        """Fraction of the episode's moves used, clipped to [0, 1]."""
+        if self.max_moves <= 0:
+            return 1.0
+        used = (self.max_moves - self.agent.moves_remaining) / self.max_moves
+        return min(1.0, max(0.0, float(used)))
+
+    # -- observations ---------------------------------------------------------
+
+    @overload
+    def to_observation(
+        self,
+        move_mask: Optional[MoveMask] = ...,
+        hash_type: Optional[List[float]] = ...,
+        parser: Optional[ExpressionParser] = ...,
+        normalize: bool = ...,
+        max_seq_len: Optional[int] = ...,
+        obs_type: Literal[ObservationType.FLAT, "flat"] = ...,
+    ) -> FloatArray: ...
+
+    @overload
+    def to_observation(
+        self,
+        move_mask: Optional[MoveMask] = ...,
+        hash_type: Optional[List[float]] = ...,
+        parser: Optional[ExpressionParser] = ...,
+        normalize: bool = ...,
+        max_seq_len: Optional[int] = ...,
+        *,
+        obs_type: Literal[ObservationType.GRAPH, "graph"],
+    ) -> MathyGraphObservation: ...
+
+    @overload
+    def to_observation(
+        self,
+        move_mask: Optional[MoveMask] = ...,
+        hash_type: Optional[List[float]] = ...,
+        parser: Optional[ExpressionParser] = ...,
+        normalize: bool = ...,
+        max_seq_len: Optional[int] = ...,
+        *,
+        obs_type: Literal[ObservationType.HIERARCHICAL, "hierarchical"],
+    ) -> MathyHierarchicalObservation: ...
+
+    @overload
+    def to_observation(
+        self,
+        move_mask: Optional[MoveMask] = ...,
+        hash_type: Optional[List[float]] = ...,
+        parser: Optional[ExpressionParser] = ...,
+        normalize: bool = ...,
+        max_seq_len: Optional[int] = ...,
+        *,
+        obs_type: Literal[ObservationType.MESSAGE_PASSING, "message_passing"],
+    ) -> MathyMessagePassingObservation: ...
+
+    @overload
+    def to_observation(
+        self,
+        move_mask: Optional[MoveMask] = ...,
+        hash_type: Optional[List[float]] = ...,
+        parser: Optional[ExpressionParser] = ...,
+        normalize: bool = ...,
+        max_seq_len: Optional[int] = ...,
+        obs_type: Union[ObservationType, str] = ...,
+    ) -> MathyObservationUnion: ...
+
+    def to_observation(
+        self,
+        move_mask: Optional[MoveMask] = None,
+        hash_type: Optional[List[float]] = None,
+        parser: Optional[ExpressionParser] = None,
+        normalize: bool = True,
+        max_seq_len: Optional[int] = None,
+        obs_type: Union[ObservationType, str] = ObservationType.FLAT,
+    ) -> MathyObservationUnion:
+        """Build an observation of this state in the format `obs_type`.
+
+        - `move_mask`: the `num_rules x num_nodes` valid-move mask (all zeros if None)
+        - `hash_type`: the two-value problem hash (this state's if None)
+        - `parser`: the parser to read the problem with (a shared default if None)
+        - `normalize`: scale every feature into [0, 1]
+        - `max_seq_len`: `L`, the padded node count (128 if None)
+        """
+        kind = to_observation_type(obs_type)
+        length = DEFAULT_MAX_SEQ_LEN if max_seq_len is None else max_seq_len
+        if length < 1:
+            raise ValueError(f"max_seq_len must be positive, got {length}")
+        layout = parse(self.agent.problem, parser).layout
+        check_fits(len(layout.nodes), length)
+        mask = action_mask(move_mask, self.num_rules, length)
+        time = self.time
+        if kind is ObservationType.FLAT:
+            hashed = self.get_problem_hash() if hash_type is None else hash_type
+            if len(hashed) != 2:
+                raise ValueError(f"hash_type must hold two values, got {len(hashed)}")
+            return flat_observation(layout, hashed, time, mask, normalize, length)
+        if kind is ObservationType.GRAPH:
+            return graph_observation(layout, time, mask, normalize, length)
+        if kind is ObservationType.HIERARCHICAL:
+            return hierarchical_observation(layout, time, mask, normalize, length)
+        return message_passing_observation(layout, time, mask, normalize, length)
+
+    def to_mathy_observation(
+        self,
+        move_mask: Optional[MoveMask] = None,
+        parser: Optional[ExpressionParser] = None,
+        max_seq_len: Optional[int] = None,
+    ) -> MathyObservation:
+        """The plain-list `MathyObservation` of this state (nodes in pre-order).
+
+        With `max_seq_len`, nodes, values and every mask row are zero padded to it.
+        """
+        layout = parse(self.agent.problem, parser).layout
+        n = len(layout.nodes)
+        pre = layout.preorder
+        nodes: List[int] = layout.type_ids[pre].astype(np.int64).tolist()
+        values: List[float] = layout.values[pre].tolist()
+        if move_mask is None:
+            mask: List[List[int]] = [[0] * n for _ in range(self.num_rules)]
+        else:
+            mask = np.asarray(move_mask, dtype=np.int64).tolist()
+        if max_seq_len is not None:
+            check_fits(n, max_seq_len)
+            pad = max_seq_len - n
+            nodes = nodes + [0] * pad
+            values = values + [0.0] * pad
+            mask = [row + [0] * (max_seq_len - len(row)) for row in mask]
+        return MathyObservation(
+            nodes=nodes,
+            mask=mask,
+            values=values,
+            type=self.get_problem_hash(),
+            time=[self.time],
+        )
+
+    # -- serialization --------------------------------------------------------
+
+    def to_string(self) -> str:
+        """Serialize to `@`-separated fields; see `from_string`."""
+        agent = self.agent
+        texts = [agent.problem, agent.problem_type] + [s.raw for s in agent.history]
+        for text in texts:
+            if FIELD_SEPARATOR in text:
+                raise ValueError(
+                    f"cannot serialize {text!r}: it contains the field separator "
+                    f"{FIELD_SEPARATOR!r}"
+                )
+        fields = [
+            str(self.max_moves),
+            str(self.num_rules),
+            str(agent.moves_remaining),
+            agent.problem,
+            agent.problem_type,
+            repr(float(agent.reward)),
+        ]
+        fields.extend(
+            f"{step.raw}{STEP_SEPARATOR}{step.action[0]}{STEP_SEPARATOR}{step.action[1]}"
+            for step in agent.history
+        )
+        return FIELD_SEPARATOR.join(fields)
+
+    @classmethod
+    def from_string(cls, text: str) -> "MathyEnvState":
+        """Rebuild a state from `to_string` output.
+
+        Raises `ValueError` naming the field that is malformed.
+        """
+        if not isinstance(text, str):
+            raise ValueError(f"serialized state must be a str, got {type(text).__name__}")
+        fields = text.split(FIELD_SEPARATOR)
+        if len(fields) < len(_HEADER_FIELDS) + 1:
+            raise ValueError(
+                f"serialized state has {len(fields)} '{FIELD_SEPARATOR}'-separated "
+                f"fields; expected at least {len(_HEADER_FIELDS) + 1} "
+                f"({', '.join(_HEADER_FIELDS)}, then one per history step)"
+            )
+        max_moves = _int_field("max_moves", fields[0])
+        num_rules = _int_field("num_rules", fields[1])
+        moves_remaining = _int_field("moves_remaining", fields[2])
+        problem = fields[3]
+        if problem.strip() == "":
+            raise ValueError("problem field is empty")
+        problem_type = fields[4]
+        try:
+            reward = float(fields[5])
+        except ValueError:
+            raise ValueError(f"reward field {fields[5]!r} is not a number") from None
+        history = [
+            _step_field(index, field) for index, field in enumerate(fields[6:])
+        ]
+        if history[-1].raw != problem:
+            raise ValueError(
+                f"last history step {history[-1].raw!r} is not the problem {problem!r}"
+            )
+        state = cls.__new__(cls)
+        state.max_moves = max_moves
+        state.num_rules = num_rules
+        state.agent = MathyAgentState(
+            moves_remaining=moves_remaining,
+            problem=problem,
+            problem_type=problem_type,
+            reward=reward,
+            history=history,
+        )
+        return state
+
+    def to_np(self, pad_to: Optional[int] = None) -> npt.NDArray[np.uint8]:
+        """`to_string()` as uint8 codes, right padded with spaces to `pad_to`."""
+        codes = np.frombuffer(self.to_string().encode("utf-8"), dtype=np.uint8)
+        if pad_to is None:
+            return np.array(codes, dtype=np.uint8)
+        if pad_to < len(codes):
+            raise ValueError(
+                f"pad_to={pad_to} is smaller than the serialized state "
+                f"({len(codes)} bytes)"
+            )
+        out = np.full(pad_to, ord(" "), dtype=np.uint8)
+        out[: len(codes)] = codes
+        return out
+
+    @classmethod
+    def from_np(cls, input_bytes: npt.NDArray[Any]) -> "MathyEnvState":
+        """Rebuild a state from `to_np` output (padding included)."""
+        array = np.asarray(input_bytes)
+        if array.ndim != 1:
+            raise ValueError(f"expected a 1-D array of byte codes, got shape {array.shape}")
+        if array.size and not np.issubdtype(array.dtype, np.number):
+            raise ValueError(f"expected numeric byte codes, got dtype {array.dtype}")
+        if array.size and (
+            np.any(array < 0) or np.any(array > 255) or np.any(array != np.floor(array))
+        ):
+            raise ValueError("byte codes must be whole numbers in [0, 255]")
+        try:
+            text = array.astype(np.uint8).tobytes().decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ValueError(f"byte codes are not valid UTF-8: {error}") from None
+        return cls.from_string(text.rstrip(" "))
+
+
+def _int_field(name: str, value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"{name} field {value!r} is not an integer") from None
+
+
+def _step_field(index: int, value: str) -> MathyEnvStateStep:
+    parts = value.rsplit(STEP_SEPARATOR, 2)
+    if len(parts) != 3 or parts[0] == "":
+        raise ValueError(
+            f"history step {index} {value!r} is not 'raw{STEP_SEPARATOR}rule"
+            f"{STEP_SEPARATOR}node'"
+        )
+    raw, rule, node = parts
+    try:
+        action = (int(rule), int(node))
+    except ValueError:
+        raise ValueError(
+            f"history step {index} {value!r} has a non-integer rule or node"
+        ) from None
+    return MathyEnvStateStep(raw, action)
+
+
+__all__ = (
+    "MathyAgentState",
+    "MathyEnvState",
+    "MathyEnvStateStep",
+    "MathyGraphObservation",
+    "MathyHierarchicalObservation",
+    "MathyMessagePassingObservation",
+    "MathyObservation",
+    "MathyObservationUnion",
+    "ObservationType",
+    "problem_hash",
+)

@@ -1,0 +1,52 @@
+"""Plain value types shared by every environment."""
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import NamedTuple, Tuple
+
+ActionType = Tuple[int, int]
+"""An action is a `(rule_index, node_index)` pair."""
+
+
+class MathyEnvDifficulty(Enum):
+    """How hard the generated problems of an environment are."""
+
+    easy = "easy"
+    normal = "normal"
+    hard = "hard"
+
+
+@dataclass
+class MathyEnvProblemArgs:
+    """Arguments passed to an environment's `problem_fn`."""
+
+    difficulty: MathyEnvDifficulty = MathyEnvDifficulty.easy
+
+
+class MathyEnvProblem(NamedTuple):
+    """A generated problem: its text, its complexity and the env namespace."""
+
+    text: str
+    complexity: int
+    type: str
+
+
+class EnvRewards:
+    """The reward constants every environment uses."""
+
+    LOSE: float = -1.0
+    WIN: float = 1.0
+    HELPFUL_MOVE: float = 0.01
+    UNHELPFUL_MOVE: float = -0.01
+    TIMESTEP: float = -0.01
+    PREVIOUS_LOCATION: float = -0.02
+    INVALID_MOVE: float = -0.5
+
+
+__all__ = (
+    "ActionType",
+    "EnvRewards",
+    "MathyEnvDifficulty",
+    "MathyEnvProblem",
+    "MathyEnvProblemArgs",
+)
