@@ -14,13 +14,11 @@ from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Type, Un
 import numpy as np
 import numpy.typing as npt
 from mathy_core import (
-    STOP,
     BaseRule,
     ExpressionChangeRule,
     ExpressionParser,
     MathExpression,
     VariableExpression,
-    VisitStop,
 )
 from mathy_core.rules import (
     AssociativeSwapRule,
@@ -33,7 +31,7 @@ from mathy_core.rules import (
 )
 
 from .observations import MathyObservation, MathyObservationUnion, ObservationType
-from .parsing import ParsedExpression, default_parser, expression_cache
+from .parsing import ParsedExpression, default_parser, expression_cache, node_at_index
 from .state import MathyEnvState, MathyEnvStateStep
 from .time_step import TimeStep, is_terminal_transition, termination, transition
 from .types import ActionType, EnvRewards, MathyEnvProblem, MathyEnvProblemArgs
@@ -44,6 +42,7 @@ ActionInput = Union[int, np.integer[Any], Tuple[int, int], Sequence[int]]
 MaskArray = npt.NDArray[np.int8]
 
 MASK_CACHE_SIZE = 4096
+FINALIZE_POINTS = 2
 _NO_RULE = BaseRule()
 
 
@@ -105,6 +104,7 @@ class MathyEnv:
         self.invalid_action_response = invalid_action_response
         self.preferred_term_commute = preferred_term_commute
         self._masks: "OrderedDict[str, MaskArray]" = OrderedDict()
+        self._mask_rules: List[BaseRule] = []
         self.rules = (
             rules if rules is not None else self.core_rules(preferred_term_commute)
         )
@@ -131,6 +131,20 @@ class MathyEnv:
         self._parser = parser
         self._expressions = expression_cache(parser)
         self._masks.clear()
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # Caches are rebuilt on demand; the shared default parser stays shared.
+        state = self.__dict__.copy()
+        del state["_expressions"]
+        state["_masks"] = OrderedDict()
+        if state["_parser"] is default_parser():
+            state["_parser"] = None
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        parser = state.pop("_parser")
+        self.__dict__.update(state)
+        self.parser = parser if parser is not None else default_parser()
 
     def seed(self, seed: Optional[int] = None) -> None:
         """Reseed `np_random`, the generator every problem is drawn from."""
@@ -207,8 +221,14 @@ class MathyEnv:
 
     def _mask_of(self, parsed: ParsedExpression) -> MaskArray:
         masks = self._masks
+        if self._mask_rules != self._rules:
+            # `rules` is a plain list that callers may change in place (e.g.
+            # `env.rules[1] = CommutativeSwapRule(preferred=True)`); cached masks
+            # are only valid for the rule objects they were computed with.
+            masks.clear()
+            self._mask_rules = list(self._rules)
         mask = masks.get(parsed.text)
-        if mask is not None and mask.shape[0] == len(self._rules):
+        if mask is not None:
             masks.move_to_end(parsed.text)
             return mask
         mask = np.asarray(self._mask_rows(parsed.nodes, None), dtype=np.int8)
@@ -263,21 +283,7 @@ class MathyEnv:
     ) -> Optional[MathExpression]:
         """The node `index` places from the left of the expression (in-order), or
         None when there is none."""
-        if index < 0:
-            return None
-        found: Optional[MathExpression] = None
-        count = 0
-
-        def visit(node: MathExpression, depth: int, data: Any) -> Optional[VisitStop]:
-            nonlocal found, count
-            if count == index:
-                found = node
-                return STOP
-            count += 1
-            return None
-
-        expression.visit_inorder(visit)
-        return found
+        return node_at_index(expression, index)
 
     # -- actions ----------------------------------------------------------------
 
@@ -332,21 +338,29 @@ class MathyEnv:
             self.seed(seed)
         config = params if params is not None else MathyEnvProblemArgs()
         problem = self.problem_fn(config)
+        state = self.state_from_problem(problem, config)
+        if print_problem and self.verbose:
+            self.print_state(state, "initial-state")
+        return state, problem
+
+    def state_from_problem(
+        self, problem: MathyEnvProblem, config: MathyEnvProblemArgs
+    ) -> MathyEnvState:
+        """The starting state of a problem: `max_moves` from `max_moves_fn`,
+        `num_rules = len(rules)`. Raises `ValueError` when the text does not parse
+        or has more than `max_seq_len` nodes."""
         parsed = self._expressions.parse(problem.text)
         if len(parsed) > self.max_seq_len:
             raise ValueError(
                 f"problem {problem.text!r} has {len(parsed)} nodes, more than "
                 f"max_seq_len={self.max_seq_len}"
             )
-        state = MathyEnvState(
+        return MathyEnvState(
             problem=problem.text,
             max_moves=self.max_moves_fn(problem, config),
             num_rules=len(self._rules),
             problem_type=self.get_env_namespace(),
         )
-        if print_problem and self.verbose:
-            self.print_state(state, "initial-state")
-        return state, problem
 
     def get_next_state(
         self, env_state: MathyEnvState, action: ActionInput
@@ -369,13 +383,10 @@ class MathyEnv:
         ):
             return self._invalid_action(env_state, parsed, (rule_index, node_index))
         rule = self._rules[rule_index]
-        work = parsed.tree.clone()
-        node = self.get_token_at_index(work, node_index)
-        assert node is not None
-        change = rule.apply_to(node)
-        result = change.result if change.result is not None else node
+        change = parsed.rewrite(rule, node_index)
+        assert change.result is not None
         out_state = env_state.get_out_state(
-            problem=str(result.get_root()),
+            problem=str(change.result.get_root()),
             action=(rule_index, node_index),
             moves_remaining=agent.moves_remaining - 1,
         )
@@ -405,7 +416,8 @@ class MathyEnv:
                 f"expression {agent.problem!r}: {reason}"
             )
         rule = rules[rule_index] if 0 <= rule_index < len(rules) else _NO_RULE
-        node = parsed.nodes[node_index] if in_range else None
+        # A copy of the node: the parsed tree is shared and must never be handed out.
+        node = parsed.nodes[node_index].clone() if in_range else None
         change = ExpressionChangeRule(rule, node)
         if self.invalid_action_response == "penalize":
             out_state = env_state.get_out_state(
@@ -500,25 +512,26 @@ class MathyEnv:
                 for var in tree.find_type(VariableExpression)
             }
         )
+        # Two points with non-integer coordinates, so different polynomials can
+        # only agree by a (measure-zero) coincidence.
         rng = np.random.default_rng(zlib.crc32(first_text.encode("utf-8")))
-        context: Dict[str, Union[int, float]] = {
-            name: float(value) for name, value in zip(names, rng.integers(1, 11, len(names)))
-        }
-        try:
-            start = float(first.evaluate(context))
-            end = float(last.evaluate(context))
-        except (ValueError, ArithmeticError) as error:
-            raise ValueError(
-                f"cannot evaluate {first_text!r} -> {last_text!r}: {error}"
-            ) from error
-        same = (math.isnan(start) and math.isnan(end)) or math.isclose(
-            start, end, rel_tol=1e-9, abs_tol=1e-9
-        )
-        if not same:
-            raise ValueError(
-                f"expression value changed: {first_text!r} = {start} but "
-                f"{last_text!r} = {end} (with {context})"
+        for point in rng.uniform(1.5, 9.5, size=(FINALIZE_POINTS, len(names))):
+            context: Dict[str, Union[int, float]] = dict(zip(names, point.tolist()))
+            try:
+                start = float(first.evaluate(context))
+                end = float(last.evaluate(context))
+            except (ValueError, ArithmeticError) as error:
+                raise ValueError(
+                    f"cannot evaluate {first_text!r} -> {last_text!r}: {error}"
+                ) from error
+            same = (math.isnan(start) and math.isnan(end)) or math.isclose(
+                start, end, rel_tol=1e-9, abs_tol=1e-9
             )
+            if not same:
+                raise ValueError(
+                    f"expression value changed: {first_text!r} = {start} but "
+                    f"{last_text!r} = {end} (with {context})"
+                )
 
     # -- observations -----------------------------------------------------------
 

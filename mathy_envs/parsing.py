@@ -14,7 +14,13 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 import numpy.typing as npt
-from mathy_core import ConstantExpression, ExpressionParser, MathExpression
+from mathy_core import (
+    BaseRule,
+    ConstantExpression,
+    ExpressionChangeRule,
+    ExpressionParser,
+    MathExpression,
+)
 
 DEFAULT_CACHE_SIZE = 2048
 
@@ -41,6 +47,37 @@ class ParsedExpression:
 
     def __len__(self) -> int:
         return len(self.layout.nodes)
+
+    def rewrite(self, rule: BaseRule, index: int) -> ExpressionChangeRule:
+        """Apply `rule` at the `index`-th node (in-order) of a clone of the tree;
+        the shared tree is left untouched. The caller checks that the rule applies.
+        The new expression is `change.result.get_root()`."""
+        node = node_at_index(self.tree.clone(), index)
+        if node is None:
+            raise ValueError(f"no node {index} in {self.text!r} ({len(self)} nodes)")
+        change = rule.apply_to(node)
+        if change.result is None:
+            change.result = node
+        return change
+
+
+def node_at_index(tree: MathExpression, index: int) -> Optional[MathExpression]:
+    """The node `index` places from the left of `tree` (in-order), or None."""
+    if index < 0:
+        return None
+    count = 0
+    stack: List[MathExpression] = []
+    current: Optional[MathExpression] = tree
+    while stack or current is not None:
+        while current is not None:
+            stack.append(current)
+            current = current.left
+        visited = stack.pop()
+        if count == index:
+            return visited
+        count += 1
+        current = visited.right
+    return None
 
 
 class NodeLayout:
@@ -210,6 +247,7 @@ __all__ = (
     "ParsedExpression",
     "default_parser",
     "expression_cache",
+    "node_at_index",
     "parse",
     "parse_text",
 )

@@ -10,10 +10,11 @@ families can produce an already-won problem retry (at most `MAX_ATTEMPTS` times)
 from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
-from mathy_core import MathExpression
+from mathy_core import BaseRule, MathExpression
+from mathy_core.rules import ConstantsSimplifyRule, DistributiveFactorOutRule
 
-from .parsing import parse
-from .terms import is_simplified
+from .parsing import ParsedExpression, parse
+from .terms import factor_out_applies, is_simplified, like_terms_grouped
 
 VARIABLES: str = "abcdfghjklmnopqrstuvwxyz"
 """Variables problems draw from ("e" and "i" are left out: they read as constants)."""
@@ -21,6 +22,8 @@ COMMON_VARIABLES: str = "xyz"
 MAX_COEFFICIENT: int = 12
 MAX_EXPONENT: int = 4
 MAX_ATTEMPTS: int = 100
+MAX_NODES: int = 128
+"""Generated problems have at most this many nodes (the default `max_seq_len`)."""
 
 TermTemplate = Tuple[str, Optional[int]]
 """A kind of term: its variable and exponent (None for no exponent)."""
@@ -136,18 +139,26 @@ def shuffled(rng: np.random.Generator, items: Sequence[str]) -> List[str]:
 
 def retry(
     build: Callable[[], GeneratedProblem],
-    rejects: Callable[[MathExpression], bool],
+    rejects: Callable[[ParsedExpression], bool],
     family: str,
 ) -> GeneratedProblem:
-    """Call `build` until its problem is not rejected (at most `MAX_ATTEMPTS`)."""
+    """Call `build` until its problem is not rejected and has at most `MAX_NODES`
+    nodes (at most `MAX_ATTEMPTS` calls)."""
     for _ in range(MAX_ATTEMPTS):
         problem = build()
-        if not rejects(parse(problem.text).tree):
+        parsed = parse(problem.text)
+        if len(parsed) <= MAX_NODES and not rejects(parsed):
             return problem
     raise ValueError(
         f"{family}: no acceptable problem in {MAX_ATTEMPTS} attempts; "
         f"check the generator's knobs"
     )
+
+
+def _tree_check(
+    predicate: Callable[[MathExpression], bool],
+) -> Callable[[ParsedExpression], bool]:
+    return lambda parsed: predicate(parsed.tree)
 
 
 # -- PolySimplify ---------------------------------------------------------------
@@ -188,13 +199,264 @@ def simplify_terms(
         text = join_terms(rng, terms, ops, parenthesize_probability)
         return GeneratedProblem(text, num_terms)
 
-    return retry(build, is_simplified, "simplify_terms")
+    return retry(build, _tree_check(is_simplified), "simplify_terms")
+
+
+# -- shared building blocks -------------------------------------------------------
+
+
+def rand_unlike_terms(
+    rng: np.random.Generator,
+    count: int,
+    exclude: Sequence[TermTemplate] = (),
+    constant_probability: float = 0.0,
+    coefficient_probability: float = 0.8,
+) -> Tuple[List[str], List[TermTemplate]]:
+    """`count` terms of distinct kinds (none in `exclude`), at most one of them a
+    plain constant. Returns the terms and the kinds used."""
+    has_constant = count > 0 and chance(rng, constant_probability)
+    kinds = rand_templates(rng, count - int(has_constant), exclude)
+    terms = [rand_term(rng, kind, coefficient_probability) for kind in kinds]
+    if has_constant:
+        terms.insert(rand_int(rng, 0, len(terms)), str(rand_coefficient(rng)))
+    return terms, kinds
+
+
+def _parenthesized(terms: Sequence[str]) -> str:
+    inner = " + ".join(terms)
+    return f"({inner})" if len(terms) > 1 else inner
+
+
+# -- PolySimplifyBlockers ---------------------------------------------------------
+
+
+def commute_blockers(rng: np.random.Generator, num_blockers: int) -> GeneratedProblem:
+    """Two like terms kept apart by a parenthesized group of blocker terms.
+
+    Either `4x + (y + f) + x` (complexity `num_blockers + 2`) or the pair inside a
+    four-term frame, `7a + 4x + (2f + j) + x + 3d` (complexity `num_blockers + 4`).
+    """
+    if num_blockers < 1:
+        raise ValueError(f"num_blockers must be at least 1, got {num_blockers}")
+
+    def build() -> GeneratedProblem:
+        like = rand_templates(rng, 1, common=True)
+        first, second = (rand_term(rng, like[0]) for _ in range(2))
+        blockers, kinds = rand_unlike_terms(rng, num_blockers, like)
+        middle = _parenthesized(blockers)
+        if chance(rng, 0.5):
+            return GeneratedProblem(f"{first} + {middle} + {second}", num_blockers + 2)
+        frame, _ = rand_unlike_terms(rng, 2, like + kinds)
+        text = f"{frame[0]} + {first} + {middle} + {second} + {frame[1]}"
+        return GeneratedProblem(text, num_blockers + 4)
+
+    return retry(build, _tree_check(is_simplified), "commute_blockers")
+
+
+# -- PolyCombineInPlace -----------------------------------------------------------
+
+
+def combine_in_place(
+    rng: np.random.Generator, num_terms: int, parenthesize_probability: float = 0.3
+) -> GeneratedProblem:
+    """A long sum of unlike terms holding exactly one adjacent like pair, which two
+    moves (factor out, then add the coefficients) combine. A parenthesized run
+    never separates the pair. Complexity: `num_terms`."""
+    if num_terms < 3:
+        raise ValueError(f"num_terms must be at least 3, got {num_terms}")
+
+    def build() -> GeneratedProblem:
+        like = rand_templates(rng, 1)
+        terms, _ = rand_unlike_terms(rng, num_terms - 2, like, constant_probability=0.3)
+        pair = " + ".join(rand_term(rng, like[0]) for _ in range(2))
+        terms.insert(rand_int(rng, 0, len(terms)), pair)
+        return GeneratedProblem(
+            join_terms(rng, terms, ("+",), parenthesize_probability), num_terms
+        )
+
+    def rejects(parsed: ParsedExpression) -> bool:
+        return is_simplified(parsed.tree) or not combines_in_two_moves(parsed)
+
+    return retry(build, rejects, "combine_in_place")
+
+
+_FACTOR_OUT = DistributiveFactorOutRule()
+_ADD_CONSTANTS = ConstantsSimplifyRule()
+
+
+def combines_in_two_moves(start: ParsedExpression) -> bool:
+    """Factoring out some node, then simplifying constants at some node, leaves a
+    simplified expression."""
+    for index, node in enumerate(start.nodes):
+        if not _FACTOR_OUT.can_apply_to(node):
+            continue
+        factored = _rewritten(start, _FACTOR_OUT, index)
+        for second, inner in enumerate(factored.nodes):
+            if _ADD_CONSTANTS.can_apply_to(inner):
+                if is_simplified(_rewritten(factored, _ADD_CONSTANTS, second).tree):
+                    return True
+    return False
+
+
+def _rewritten(parsed: ParsedExpression, rule: BaseRule, index: int) -> ParsedExpression:
+    change = parsed.rewrite(rule, index)
+    assert change.result is not None
+    return parse(str(change.result.get_root()))
+
+
+# -- PolyCommuteLikeTerms and PolyGroupLikeTerms ----------------------------------
+
+
+def commute_like_terms(
+    rng: np.random.Generator, num_blockers: int, max_noise: int = 2
+) -> GeneratedProblem:
+    """A sum with one like pair separated by `num_blockers` unlike terms, plus up to
+    `max_noise` unlike terms on each side. Complexity: `num_blockers + 1`."""
+    if num_blockers < 1:
+        raise ValueError(f"num_blockers must be at least 1, got {num_blockers}")
+
+    def build() -> GeneratedProblem:
+        like = rand_templates(rng, 1, common=True)
+        left = rand_int(rng, 0, max_noise)
+        right = rand_int(rng, 0, max_noise)
+        others, _ = rand_unlike_terms(rng, left + num_blockers + right, like)
+        pair = [rand_term(rng, like[0]) for _ in range(2)]
+        terms = (
+            others[:left]
+            + [pair[0]]
+            + others[left : left + num_blockers]
+            + [pair[1]]
+            + others[left + num_blockers :]
+        )
+        return GeneratedProblem(" + ".join(terms), num_blockers + 1)
+
+    return retry(build, _tree_check(factor_out_applies), "commute_like_terms")
+
+
+def group_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedProblem:
+    """A shuffled sum of `num_terms` terms in which some kind of term appears more
+    than once, and at least one kind is split into separate runs.
+    Complexity: `num_terms`."""
+    if num_terms < 3:
+        raise ValueError(f"num_terms must be at least 3, got {num_terms}")
+
+    def build() -> GeneratedProblem:
+        groups = rand_int(rng, 1, max(1, num_terms // 3))
+        kinds = rand_templates(rng, groups, common=True)
+        members = [kind for kind in kinds for _ in range(2)]
+        for _ in range(num_terms - len(members)):
+            if chance(rng, 0.5):
+                members.append(kinds[int(rng.integers(len(kinds)))])
+            else:
+                members.extend(rand_templates(rng, 1, kinds + members))
+        terms = shuffled(rng, [rand_term(rng, kind) for kind in members])
+        return GeneratedProblem(" + ".join(terms), num_terms)
+
+    return retry(build, _tree_check(like_terms_grouped), "group_like_terms")
+
+
+# -- PolyHaystackLikeTerms --------------------------------------------------------
+
+
+def haystack_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedProblem:
+    """A sum of `num_terms` terms, each a coefficient times a variable (maybe with
+    an exponent), in which exactly one pair of terms is alike. Complexity: 2."""
+    if num_terms < 2:
+        raise ValueError(f"num_terms must be at least 2, got {num_terms}")
+
+    def build() -> GeneratedProblem:
+        kinds = rand_templates(rng, num_terms - 1)
+        terms = [rand_term(rng, kind, coefficient_probability=1.0) for kind in kinds]
+        like = kinds[int(rng.integers(len(kinds)))]
+        terms.append(rand_term(rng, like, 1.0))
+        return GeneratedProblem(" + ".join(shuffled(rng, terms)), 2)
+
+    return retry(build, lambda parsed: False, "haystack_like_terms")
+
+
+# -- ComplexSimplify ----------------------------------------------------------------
+
+
+def complex_product(rng: np.random.Generator, num_factors: int) -> GeneratedProblem:
+    """A product of `num_factors` terms such as `4x * 2y^2 * 7q`, variables drawn
+    from a small pool so some repeat. Complexity: `num_factors`."""
+    if num_factors < 2:
+        raise ValueError(f"num_factors must be at least 2, got {num_factors}")
+
+    def build() -> GeneratedProblem:
+        pool = rand_templates(rng, max(2, num_factors - 1), exponent_probability=0.4)
+        factors = [
+            rand_term(rng, pool[int(rng.integers(len(pool)))], coefficient_probability=0.7)
+            for _ in range(num_factors)
+        ]
+        return GeneratedProblem(" * ".join(factors), num_factors)
+
+    return retry(build, _tree_check(is_simplified), "complex_product")
+
+
+# -- BinomialDistribute -------------------------------------------------------------
+
+
+def _binomial_terms(
+    rng: np.random.Generator, variable: str, hard: bool
+) -> Tuple[str, str]:
+    exponent = rand_int(rng, 2, 3) if hard and chance(rng, 0.5) else None
+    coefficient = rand_coefficient(rng, 2) if hard and chance(rng, 0.5) else None
+    head = term_text(coefficient, variable, exponent)
+    if hard and chance(rng, 0.3):
+        other = rand_variable(rng)
+        tail = term_text(rand_coefficient(rng, 2), other if other != variable else None)
+    else:
+        tail = str(rand_coefficient(rng))
+    return head, tail
+
+
+def binomial_times_binomial(rng: np.random.Generator, hard: bool = False) -> GeneratedProblem:
+    """`(x + 2)(x + 3)`; with `hard`, powers, coefficients and a second variable.
+    Complexity: 4 (the terms of the two factors)."""
+
+    def build() -> GeneratedProblem:
+        variable = rand_variable(rng, common=not hard)
+        a, b = _binomial_terms(rng, variable, hard)
+        c, d = _binomial_terms(rng, variable, hard)
+        return GeneratedProblem(f"({a} + {b})({c} + {d})", 4)
+
+    return retry(build, _tree_check(is_simplified), "binomial_times_binomial")
+
+
+def binomial_times_monomial(rng: np.random.Generator, hard: bool = False) -> GeneratedProblem:
+    """`(k + 2) * k`; with `hard`, powers and coefficients.
+    Complexity: 3 (the terms of the two factors)."""
+
+    def build() -> GeneratedProblem:
+        variable = rand_variable(rng, common=not hard)
+        a, b = _binomial_terms(rng, variable, hard)
+        exponent = rand_int(rng, 2, 3) if hard and chance(rng, 0.5) else None
+        monomial = term_text(
+            rand_coefficient(rng, 2) if hard and chance(rng, 0.5) else None,
+            variable,
+            exponent,
+        )
+        return GeneratedProblem(f"({a} + {b}) * {monomial}", 3)
+
+    return retry(build, _tree_check(is_simplified), "binomial_times_monomial")
 
 
 __all__ = (
     "COMMON_VARIABLES",
+    "binomial_times_binomial",
+    "binomial_times_monomial",
+    "combine_in_place",
+    "combines_in_two_moves",
+    "commute_blockers",
+    "commute_like_terms",
+    "complex_product",
+    "group_like_terms",
+    "haystack_like_terms",
+    "rand_unlike_terms",
     "GeneratedProblem",
     "MAX_ATTEMPTS",
+    "MAX_NODES",
     "TermTemplate",
     "VARIABLES",
     "chance",

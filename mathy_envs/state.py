@@ -335,6 +335,12 @@ class MathyEnvState:
             mask = np.asarray(move_mask, dtype=np.int64).tolist()
         if max_seq_len is not None:
             check_fits(n, max_seq_len)
+            for row in mask:
+                if len(row) > max_seq_len:
+                    raise ValueError(
+                        f"move_mask has {len(row)} node columns, more than "
+                        f"max_seq_len={max_seq_len}"
+                    )
             pad = max_seq_len - n
             nodes = nodes + [0] * pad
             values = values + [0.0] * pad

@@ -4,7 +4,19 @@ Environments use them to recognise wins, and problem generators to reject
 problems that would be won before the first move.
 """
 
-from mathy_core import MathExpression, get_terms, has_like_terms, is_preferred_term_form
+from typing import Hashable, List, Optional, Sequence, Set
+
+from mathy_core import (
+    MathExpression,
+    TermResult,
+    get_term,
+    get_terms,
+    has_like_terms,
+    is_preferred_term_form,
+)
+from mathy_core.rules import DistributiveFactorOutRule
+
+_FACTOR_OUT = DistributiveFactorOutRule()
 
 
 def is_simplified(expression: MathExpression) -> bool:
@@ -14,4 +26,71 @@ def is_simplified(expression: MathExpression) -> bool:
     return all(is_preferred_term_form(term) for term in get_terms(expression))
 
 
-__all__ = ("is_simplified",)
+def factor_out_applies(expression: MathExpression) -> bool:
+    """Distributive factor out can be applied somewhere in the expression."""
+    return any(_FACTOR_OUT.can_apply_to(node) for node in expression.to_list("inorder"))
+
+
+def term_kind(term: MathExpression) -> Hashable:
+    """What makes terms alike: their sorted variables and exponent. Plain
+    constants share one kind; a node that is not a simple term is its own kind."""
+    result = get_term(term)
+    if not isinstance(result, TermResult):
+        return ("not-a-term", id(term))
+    return (tuple(sorted(result.variables)), result.exponent)
+
+
+def term_kinds(expression: MathExpression) -> List[Hashable]:
+    """The kind of every term of the expression, left to right."""
+    return [term_kind(term) for term in get_terms(expression)]
+
+
+def like_terms_grouped(expression: MathExpression) -> bool:
+    """Every kind of term forms one contiguous run (`4x + x + 2y`, not
+    `4x + 2y + x`)."""
+    finished: Set[Hashable] = set()
+    current: Optional[Hashable] = None
+    for kind in term_kinds(expression):
+        if kind == current:
+            continue
+        if kind in finished:
+            return False
+        if current is not None:
+            finished.add(current)
+        current = kind
+    return True
+
+
+def like_term_indexes(nodes: Sequence[MathExpression]) -> List[int]:
+    """Indexes into `nodes` (a tree's in-order node list) of the term nodes that
+    have a like term elsewhere in the expression."""
+    if not nodes:
+        return []
+    index_of = {id(node): index for index, node in enumerate(nodes)}
+    terms = get_terms(nodes[0].get_root())
+    kinds = [term_kind(term) for term in terms]
+    return sorted(
+        index_of[id(term)]
+        for term, kind in zip(terms, kinds)
+        if kinds.count(kind) > 1 and id(term) in index_of
+    )
+
+
+def term_indexes(nodes: Sequence[MathExpression]) -> List[int]:
+    """Indexes into `nodes` (a tree's in-order node list) of its term nodes."""
+    if not nodes:
+        return []
+    index_of = {id(node): index for index, node in enumerate(nodes)}
+    terms = get_terms(nodes[0].get_root())
+    return sorted(index_of[id(term)] for term in terms if id(term) in index_of)
+
+
+__all__ = (
+    "factor_out_applies",
+    "is_simplified",
+    "like_term_indexes",
+    "like_terms_grouped",
+    "term_indexes",
+    "term_kind",
+    "term_kinds",
+)

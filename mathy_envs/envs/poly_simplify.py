@@ -2,15 +2,9 @@
 
 from typing import List, Optional
 
-from mathy_core import MathExpression
-
-from ..env import MathyEnv
-from ..observations import MathyObservation
 from ..problems import rand_int, simplify_terms
-from ..state import MathyEnvState
-from ..terms import is_simplified
-from ..time_step import TimeStep, termination
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
+from .goal import SimplifyGoalEnv
 
 TERM_COUNTS = {
     MathyEnvDifficulty.easy: (2, 5),
@@ -19,7 +13,7 @@ TERM_COUNTS = {
 }
 
 
-class PolySimplify(MathyEnv):
+class PolySimplify(SimplifyGoalEnv):
     """Simplify a polynomial by combining its like terms.
 
     ## Description
@@ -65,21 +59,6 @@ class PolySimplify(MathyEnv):
 
     def get_env_namespace(self) -> str:
         return "mathy.polynomials.simplify"
-
-    def transition_fn(
-        self,
-        env_state: MathyEnvState,
-        expression: MathExpression,
-        features: MathyObservation,
-    ) -> Optional[TimeStep]:
-        if is_simplified(expression):
-            return termination(features, self.get_win_signal(env_state))
-        return None
-
-    def max_moves_fn(
-        self, problem: MathyEnvProblem, config: MathyEnvProblemArgs
-    ) -> int:
-        return problem.complexity * 4
 
     def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
         low, high = TERM_COUNTS[params.difficulty]

@@ -1,0 +1,49 @@
+"""`GoalEnv`: the shared shape of the built-in tasks, won when a goal holds."""
+
+from typing import Optional
+
+from mathy_core import MathExpression
+
+from ..env import MathyEnv
+from ..observations import MathyObservation
+from ..state import MathyEnvState
+from ..terms import is_simplified
+from ..time_step import TimeStep, termination
+from ..types import MathyEnvProblem, MathyEnvProblemArgs
+
+
+class GoalEnv(MathyEnv):
+    """An environment won (with `get_win_signal`) when `is_goal` holds, with a
+    move budget of `complexity * moves_per_complexity`."""
+
+    moves_per_complexity: int = 4
+
+    def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
+        """Whether the state's expression reached the task's goal form."""
+        raise NotImplementedError("goal environments must define is_goal")
+
+    def transition_fn(
+        self,
+        env_state: MathyEnvState,
+        expression: MathExpression,
+        features: MathyObservation,
+    ) -> Optional[TimeStep]:
+        if self.is_goal(env_state, expression):
+            return termination(features, self.get_win_signal(env_state))
+        return None
+
+    def max_moves_fn(
+        self, problem: MathyEnvProblem, config: MathyEnvProblemArgs
+    ) -> int:
+        return problem.complexity * self.moves_per_complexity
+
+
+class SimplifyGoalEnv(GoalEnv):
+    """A task won when the expression is simplified: no like terms remain and every
+    term is in preferred form."""
+
+    def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
+        return is_simplified(expression)
+
+
+__all__ = ("GoalEnv", "SimplifyGoalEnv")

@@ -1,0 +1,125 @@
+"""PolyHaystackLikeTerms: find the one pair of like terms in a sum."""
+
+from typing import List, Optional, Tuple, Type
+
+from mathy_core import BaseRule, MathExpression
+from mathy_core.rules import (
+    AssociativeSwapRule,
+    CommutativeSwapRule,
+    ConstantsSimplifyRule,
+    DistributiveFactorOutRule,
+    DistributiveMultiplyRule,
+    RestateSubtractionRule,
+    VariableMultiplyRule,
+)
+
+from ..problems import haystack_like_terms, rand_int
+from ..state import MathyEnvState
+from ..terms import like_term_indexes, term_indexes
+from ..types import EnvRewards, MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
+from .goal import GoalEnv
+
+TERM_COUNTS = {
+    MathyEnvDifficulty.easy: (3, 8),
+    MathyEnvDifficulty.normal: (4, 7),
+    MathyEnvDifficulty.hard: (5, 12),
+}
+
+
+class PolyHaystackLikeTerms(GoalEnv):
+    """Act on a term that has a like term somewhere else in the sum.
+
+    ## Description
+    A sum of terms holds exactly one pair of like terms. The agent wins by applying
+    any rule at the node of one of those two terms (the term's own node, such as
+    the `*` of `4x`). Example problems: `4x + 2y + 9k + 3x` and
+    `7b^2 + 2q + 5m + 3q + 8z`.
+
+    ## Action Space
+    `Discrete(len(rules) * max_seq_len)`: `(rule, node)` flattened as
+    `rule * max_seq_len + node`, nodes counted left to right (in-order), with the
+    seven core rules. Commutative swap may reorder preferred-form terms
+    (`preferred_term_commute=True`), so every term node has a valid action.
+
+    ## Observation Space
+    Any of the four observation types of `MathyEnvState.to_observation` (flat by
+    default), built from the expression tree and the valid-move mask.
+
+    ## Rewards
+    The win signal on acting at a like term. Every rule but restate subtraction
+    is penalized (-0.01). On running out of moves the reward is `LOSE` minus the
+    distance (in node indexes) from the last acted node to the nearest like term,
+    divided by the largest term index (clipped so it is in [-2, -1]).
+
+    ## Starting State
+    3-8 terms (easy), 4-7 (normal) or 5-12 (hard), each a coefficient times a
+    variable (sometimes with an exponent). Complexity is 2.
+
+    ## Episode End
+    Won on acting at a like term; lost after `complexity` (2) moves or on a fourth
+    revisit.
+
+    ## Arguments
+    - `preferred_term_commute`: defaults to True here (see Action Space)
+    - every other `MathyEnv` keyword (`max_seq_len`, `invalid_action_response`,
+      `seed`, ...)
+    """
+
+    moves_per_complexity = 1
+
+    def __init__(self, preferred_term_commute: bool = True, **kwargs: object) -> None:
+        super().__init__(
+            preferred_term_commute=preferred_term_commute, **kwargs  # type: ignore[arg-type]
+        )
+
+    def get_env_namespace(self) -> str:
+        return "mathy.polynomials.haystack.like.terms"
+
+    def get_rewarding_actions(self, state: MathyEnvState) -> List[Type[BaseRule]]:
+        return [RestateSubtractionRule]
+
+    def get_penalizing_actions(self, state: MathyEnvState) -> List[Type[BaseRule]]:
+        return [
+            ConstantsSimplifyRule,
+            CommutativeSwapRule,
+            DistributiveMultiplyRule,
+            DistributiveFactorOutRule,
+            AssociativeSwapRule,
+            VariableMultiplyRule,
+        ]
+
+    def _last_acted_node(
+        self, env_state: MathyEnvState
+    ) -> Optional[Tuple[List[MathExpression], int]]:
+        """The in-order nodes of the expression the last action was applied to,
+        and the index of the node it was applied at."""
+        history = env_state.agent.history
+        if len(history) < 2:
+            return None
+        return self.parse(history[-2].raw).nodes, history[-1].action[1]
+
+    def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
+        acted = self._last_acted_node(env_state)
+        if acted is None:
+            return False
+        nodes, index = acted
+        return index in like_term_indexes(nodes)
+
+    def get_lose_signal(self, env_state: MathyEnvState) -> float:
+        acted = self._last_acted_node(env_state)
+        if acted is None:
+            return EnvRewards.LOSE
+        nodes, index = acted
+        likes = like_term_indexes(nodes)
+        terms = term_indexes(nodes)
+        if not likes or not terms:
+            return EnvRewards.LOSE
+        distance = min(abs(index - like) for like in likes)
+        return EnvRewards.LOSE - min(1.0, distance / max(1, max(terms)))
+
+    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+        low, high = TERM_COUNTS[params.difficulty]
+        text, complexity = haystack_like_terms(
+            self.np_random, rand_int(self.np_random, low, high)
+        )
+        return MathyEnvProblem(text, complexity, self.get_env_namespace())

@@ -1,0 +1,257 @@
+"""`MathyGymEnv`: any `MathyEnv` as a `gymnasium.Env`."""
+
+from typing import Any, Dict, NamedTuple, Optional, SupportsFloat, Tuple, Type, Union
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+
+from ..env import MathyEnv
+from ..observations import ObservationType, to_observation_type
+from ..state import MathyEnvState
+from ..time_step import TimeStep, is_terminal_transition
+from ..types import MathyEnvProblem, MathyEnvProblemArgs
+from .spaces import MaskedDiscrete, observation_space
+
+MAX_RESET_ATTEMPTS = 100
+
+Observation = Union[npt.NDArray[np.float32], Dict[str, Any]]
+
+
+class StepChange(NamedTuple):
+    """What a step changed (`info["change"]`): the rule's name, the node it was
+    applied at, and the resulting expression. Invalid actions have `valid=False`
+    in the step info and the unchanged expression here."""
+
+    rule: str
+    node: int
+    expression: str
+
+
+class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
+    """A `MathyEnv` behind Gymnasium's API.
+
+    Arguments:
+        env_class: the `MathyEnv` subclass to play
+        env_problem_args: the difficulty passed to its problem generator
+        env_problem: a fixed problem text to play instead of generated ones
+        env_max_moves: the move budget of `env_problem`
+        mask_as_probabilities: put the action mask in observations as a
+            distribution that sums to 1 (uniform over valid actions)
+        repeat_problem: generate one problem and replay it on every reset
+        obs_type: an `ObservationType` (or its string) for observations
+        render_mode: None, "ansi" (render returns the state line) or "human"
+            (render prints it)
+        env_kwargs: keywords for `env_class` (`max_seq_len`, `rules`, ...);
+            `invalid_action_response` defaults to "penalize" here so an
+            unmasked agent can't crash a training run
+
+    Observations are normalized (every value in [0, 1]). `info["action_mask"]`
+    (int8, length `action_size`) comes with every reset and step; step infos also
+    hold `transition`, `done`, `truncated`, `change`, `valid` and, when the episode
+    ends, `win`.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    mathy: MathyEnv
+    state: Optional[MathyEnvState]
+    obs_type: ObservationType
+    action_size: int
+
+    def __init__(
+        self,
+        env_class: Type[MathyEnv],
+        env_problem_args: Optional[MathyEnvProblemArgs] = None,
+        env_problem: Optional[str] = None,
+        env_max_moves: int = 64,
+        mask_as_probabilities: bool = False,
+        repeat_problem: bool = False,
+        obs_type: Union[ObservationType, str] = ObservationType.FLAT,
+        render_mode: Optional[str] = None,
+        **env_kwargs: Any,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        env_kwargs.setdefault("invalid_action_response", "penalize")
+        self.mathy = env_class(**env_kwargs)
+        self.env_class = env_class
+        self.env_problem_args = env_problem_args
+        self.env_problem = env_problem
+        self.env_max_moves = env_max_moves
+        self.mask_as_probabilities = mask_as_probabilities
+        self.repeat_problem = repeat_problem
+        self.obs_type = to_observation_type(obs_type)
+        self.render_mode = render_mode
+        self.action_size = self.mathy.action_size
+        self.action_space: MaskedDiscrete = MaskedDiscrete(self.action_size)
+        self.observation_space = observation_space(
+            self.obs_type, self.mathy.max_seq_len, len(self.mathy.rules)
+        )
+        self.state = None
+        self._problem: Optional[MathyEnvProblem] = None
+        self._observation: Optional[Observation] = None
+        if env_problem is not None:
+            self.mathy.parse(env_problem)  # fail early on unparsable text
+
+    # -- gymnasium API ----------------------------------------------------------
+
+    def reset(
+        self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
+    ) -> Tuple[Observation, Dict[str, Any]]:
+        super().reset(seed=seed)
+        # Gymnasium's generator drives the problem generator.
+        self.mathy.np_random = self.np_random
+        self.state = self._initial_state()
+        mask = self._update_mask()
+        observation = self._observe(mask)
+        return observation, {"action_mask": mask.copy()}
+
+    def step(
+        self, action: Any
+    ) -> Tuple[Observation, SupportsFloat, bool, bool, Dict[str, Any]]:
+        state = self._require_state()
+        rule_index, node_index = self.mathy.to_action(action)
+        valid_moves = self.mathy.valid_moves_array(state)
+        valid = bool(
+            0 <= rule_index < valid_moves.shape[0]
+            and 0 <= node_index < valid_moves.shape[1]
+            and valid_moves[rule_index, node_index]
+        )
+        next_state, time_step, change = self.mathy.get_next_state(
+            state, (rule_index, node_index)
+        )
+        self.state = next_state
+        text = next_state.agent.problem
+        rule_name = change.rule.name if valid else "invalid-action"
+        oversize = len(self.mathy.parse(text)) > self.mathy.max_seq_len
+        if oversize:
+            # The expression no longer fits an observation: the episode is lost and
+            # the agent sees the last observation that fit.
+            reward = self.mathy.get_lose_signal(next_state)
+            terminated = True
+            mask = np.zeros(self.action_size, np.int8)
+            self.action_space.update_mask(mask)
+            assert self._observation is not None
+            observation = _copy_observation(self._observation)
+        else:
+            reward = time_step.reward
+            terminated = is_terminal_transition(time_step)
+            mask = self._update_mask()
+            observation = self._observe(mask)
+        truncated = next_state.agent.moves_remaining <= 0
+        info: Dict[str, Any] = {
+            "action_mask": mask.copy(),
+            "transition": TimeStep(
+                time_step.step_type.copy(),
+                time_step.reward,
+                time_step.discount,
+                time_step.observation,
+            ),
+            "done": terminated or truncated,
+            "truncated": truncated,
+            "change": StepChange(rule_name, node_index, text),
+            "valid": valid,
+            "oversize": oversize,
+        }
+        if terminated or truncated:
+            info["win"] = bool(terminated and not oversize and reward > 0)
+        if self.render_mode == "human":
+            self.render()
+        return observation, float(reward), terminated, truncated, info
+
+    def render(self) -> Optional[str]:
+        if self.state is None:
+            return None
+        line = self.mathy.render_state(self.state, "state")
+        if self.render_mode == "human":
+            print(line)
+            return None
+        return line
+
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """The current valid-action mask as booleans (sb3-contrib's MaskablePPO
+        convention)."""
+        return np.asarray(self.action_space.mask, dtype=np.bool_)
+
+    # -- internals --------------------------------------------------------------
+
+    def _require_state(self) -> MathyEnvState:
+        if self.state is None:
+            raise ValueError("call reset() before step()")
+        return self.state
+
+    def _initial_state(self) -> MathyEnvState:
+        mathy = self.mathy
+        if self.env_problem is not None:
+            return MathyEnvState(
+                problem=self.env_problem,
+                max_moves=self.env_max_moves,
+                num_rules=len(mathy.rules),
+                problem_type=mathy.get_env_namespace(),
+            )
+        config = (
+            self.env_problem_args
+            if self.env_problem_args is not None
+            else MathyEnvProblemArgs()
+        )
+        if self.repeat_problem and self._problem is not None:
+            return mathy.state_from_problem(self._problem, config)
+        for _ in range(MAX_RESET_ATTEMPTS):
+            problem = mathy.problem_fn(config)
+            if len(mathy.parse(problem.text)) <= mathy.max_seq_len:
+                self._problem = problem
+                return mathy.state_from_problem(problem, config)
+        raise ValueError(
+            f"max_seq_len={mathy.max_seq_len} is too small for "
+            f"{type(mathy).__name__}: {MAX_RESET_ATTEMPTS} generated problems in a "
+            f"row did not fit"
+        )
+
+    def _update_mask(self) -> npt.NDArray[np.int8]:
+        """The flat `(rule, node)` mask of the current state, padded to
+        `action_size`, also set on the action space."""
+        valid_moves = self.mathy.valid_moves_array(self._require_state())
+        mask = np.zeros((valid_moves.shape[0], self.mathy.max_seq_len), np.int8)
+        mask[:, : valid_moves.shape[1]] = valid_moves
+        flat = mask.reshape(-1)
+        self.action_space.update_mask(flat)
+        return flat
+
+    def _observe(self, mask: npt.NDArray[np.int8]) -> Observation:
+        state = self._require_state()
+        mathy = self.mathy
+        built = state.to_observation(
+            move_mask=mathy.valid_moves_array(state),
+            parser=mathy.parser,
+            normalize=True,
+            max_seq_len=mathy.max_seq_len,
+            obs_type=self.obs_type,
+        )
+        if isinstance(built, np.ndarray):
+            observation: Observation = built
+            action_mask = built[built.shape[0] - len(mask) :]
+        else:
+            observation = built.to_dict()
+            action_mask = observation["action_mask"]
+        if self.mask_as_probabilities:
+            total = action_mask.sum()
+            if total > 0:
+                action_mask /= total
+        self._observation = observation
+        return observation
+
+
+def _copy_observation(observation: Observation) -> Observation:
+    if isinstance(observation, np.ndarray):
+        return np.array(observation, dtype=np.float32)
+    return {
+        key: value.copy() if isinstance(value, np.ndarray) else value
+        for key, value in observation.items()
+    }
+
+
+__all__ = ("MathyGymEnv", "StepChange")

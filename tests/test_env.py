@@ -1,0 +1,1416 @@
+"""MathyEnv (SPEC section 5): construction, actions, masks, transitions, rewards.
+
+Expected values are derived independently of the env: masks from fresh mathy_core
+rules' `can_apply_to` over a freshly parsed tree's in-order nodes, rewards from the
+SPEC's constants and formulas.
+"""
+
+import random
+import re
+import traceback
+from typing import Any, List, Optional, Sequence, Tuple, Type
+
+import numpy as np
+import pytest
+from mathy_core import BaseRule, ExpressionParser, MathExpression
+from mathy_core.rules import (
+    AssociativeSwapRule,
+    CommutativeSwapRule,
+    ConstantsSimplifyRule,
+    DistributiveFactorOutRule,
+    DistributiveMultiplyRule,
+    RestateSubtractionRule,
+    VariableMultiplyRule,
+)
+
+from mathy_envs import MathyEnv, MathyEnvState, MathyObservation, ObservationType
+from mathy_envs.env import INVALID_ACTION_RESPONSES
+from mathy_envs.envs import PolySimplify
+from mathy_envs.state import MathyEnvStateStep, MathyGraphObservation
+from mathy_envs.time_step import TimeStep, is_terminal_transition, termination, transition
+from mathy_envs.types import (
+    EnvRewards,
+    MathyEnvDifficulty,
+    MathyEnvProblem,
+    MathyEnvProblemArgs,
+)
+
+CORE_RULE_TYPES: List[Type[BaseRule]] = [
+    ConstantsSimplifyRule,
+    CommutativeSwapRule,
+    DistributiveMultiplyRule,
+    DistributiveFactorOutRule,
+    AssociativeSwapRule,
+    VariableMultiplyRule,
+    RestateSubtractionRule,
+]
+NAMESPACE = "mathy.test"
+
+MASK_TEXTS = [
+    "x + y",
+    "4x + 2x",
+    "2 * 4x + y",
+    "4x - 2y + 3",
+    "(x + 2)(x + 3)",
+    "x^2 * x^3 + 2 * 3",
+    "(4x + 2y) + 7x",
+    "12 * (x + 2) - 7",
+    "4x * 2y * 7q",
+    "2x^2 + 3x^2 - (5 + 6)",
+]
+
+
+class FixedEnv(MathyEnv):
+    """A test env whose every problem is the same text."""
+
+    def __init__(self, text: str = "4x + 2x", complexity: int = 2, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.text = text
+        self.complexity = complexity
+
+    def get_env_namespace(self) -> str:
+        return NAMESPACE
+
+    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+        return MathyEnvProblem(self.text, self.complexity, self.get_env_namespace())
+
+
+class VerdictEnv(FixedEnv):
+    """A test env whose transition_fn always returns a fixed non-terminal verdict."""
+
+    VERDICT_REWARD = 0.375
+
+    def transition_fn(
+        self,
+        env_state: MathyEnvState,
+        expression: MathExpression,
+        features: MathyObservation,
+    ) -> Optional[TimeStep]:
+        return transition(features, self.VERDICT_REWARD, 0.5)
+
+
+class TerminalVerdictEnv(FixedEnv):
+    """A test env whose transition_fn ends every episode with a fixed reward."""
+
+    VERDICT_REWARD = 0.625
+
+    def transition_fn(
+        self,
+        env_state: MathyEnvState,
+        expression: MathExpression,
+        features: MathyObservation,
+    ) -> Optional[TimeStep]:
+        return termination(features, self.VERDICT_REWARD)
+
+
+# -- helpers ---------------------------------------------------------------------
+
+
+def fresh_rules(preferred: bool = False) -> List[BaseRule]:
+    """Fresh mathy_core rule instances in the SPEC's core-rule order."""
+    rules: List[BaseRule] = []
+    for rule_type in CORE_RULE_TYPES:
+        if rule_type is CommutativeSwapRule:
+            rules.append(CommutativeSwapRule(preferred=preferred))
+        else:
+            rules.append(rule_type())
+    return rules
+
+
+def inorder_nodes(text: str) -> List[MathExpression]:
+    return ExpressionParser().parse(text).to_list("inorder")
+
+
+def expected_mask(text: str, rules: Optional[Sequence[BaseRule]] = None) -> List[List[int]]:
+    nodes = inorder_nodes(text)
+    rules = fresh_rules() if rules is None else rules
+    return [[1 if rule.can_apply_to(node) else 0 for node in nodes] for rule in rules]
+
+
+def make_state(
+    env: MathyEnv, text: str, max_moves: int = 10, problem_type: str = NAMESPACE
+) -> MathyEnvState:
+    return MathyEnvState(
+        problem=text,
+        max_moves=max_moves,
+        num_rules=len(env.rules),
+        problem_type=problem_type,
+    )
+
+
+def with_history(
+    env: MathyEnv,
+    steps: Sequence[Tuple[str, Tuple[int, int]]],
+    max_moves: int = 10,
+    moves_remaining: Optional[int] = None,
+) -> MathyEnvState:
+    """A state whose history is `steps` (the first action is ignored)."""
+    state = make_state(env, steps[0][0], max_moves=max_moves)
+    for index, (text, action) in enumerate(steps[1:]):
+        remaining = max_moves - index - 1
+        if moves_remaining is not None and index == len(steps) - 2:
+            remaining = moves_remaining
+        state = state.get_out_state(text, action, remaining)
+    return state
+
+
+def rule_index(env: MathyEnv, rule_type: Type[BaseRule]) -> int:
+    matches = [i for i, rule in enumerate(env.rules) if type(rule) is rule_type]
+    assert len(matches) == 1
+    return matches[0]
+
+
+def only_action(text: str, rule_type: Type[BaseRule]) -> Tuple[int, int]:
+    """The single node where a rule applies (asserting it is unique)."""
+    rules = fresh_rules()
+    index = CORE_RULE_TYPES.index(rule_type)
+    row = expected_mask(text, rules)[index]
+    columns = [i for i, ok in enumerate(row) if ok]
+    assert len(columns) == 1, (text, rule_type, row)
+    return index, columns[0]
+
+
+def is_mid(step: TimeStep) -> bool:
+    return bool(step.step_type.tolist() == [1])
+
+
+def is_last(step: TimeStep) -> bool:
+    return bool(step.step_type.tolist() == [2])
+
+
+def expected_win_signal(max_moves: int, moves_remaining: int) -> float:
+    """SPEC section 5, written out independently of the env."""
+    t = max(float(max_moves), 3e-10)
+    c = max(t - moves_remaining, 3e-10)
+    bonus = 1.0 / c
+    if t > 10 and c < t / 2:
+        bonus *= 2
+    return min(2.0, 1.0 + bonus)
+
+
+def raised_in_mathy_core(error: BaseException) -> bool:
+    frames = traceback.extract_tb(error.__traceback__)
+    return any("mathy_core" in frame.filename for frame in frames)
+
+
+# -- 1. constructor and actions ----------------------------------------------------
+
+
+def test_invalid_action_responses_constant() -> None:
+    assert tuple(INVALID_ACTION_RESPONSES) == ("raise", "penalize", "terminal")
+
+
+@pytest.mark.parametrize("response", ["ignore", "RAISE", "", "penalise"])
+def test_unknown_invalid_action_response_lists_allowed(response: str) -> None:
+    with pytest.raises(ValueError) as info:
+        FixedEnv(invalid_action_response=response)
+    message = str(info.value)
+    for allowed in ("raise", "penalize", "terminal"):
+        assert allowed in message
+
+
+@pytest.mark.parametrize("response", ["raise", "penalize", "terminal"])
+def test_known_invalid_action_responses_accepted(response: str) -> None:
+    env = FixedEnv(invalid_action_response=response)
+    assert env.invalid_action_response == response
+
+
+def test_constructor_defaults() -> None:
+    env = FixedEnv()
+    assert env.max_moves == 20
+    assert env.max_seq_len == 128
+    assert env.reward_discount == 0.99
+    assert env.invalid_action_response == "raise"
+    assert env.previous_state_penalty is True
+    assert isinstance(env.parser, ExpressionParser)
+    assert isinstance(env.np_random, np.random.Generator)
+    assert [type(rule) for rule in env.rules] == CORE_RULE_TYPES
+
+
+@pytest.mark.parametrize("preferred", [False, True])
+def test_core_rules_order_and_types(preferred: bool) -> None:
+    rules = MathyEnv.core_rules(preferred)
+    assert [type(rule) for rule in rules] == CORE_RULE_TYPES
+    assert rules[1].preferred is preferred  # type: ignore[attr-defined]
+    assert all(isinstance(rule, BaseRule) for rule in rules)
+    keyword = MathyEnv.core_rules(preferred_term_commute=preferred)
+    assert keyword[1].preferred is preferred  # type: ignore[attr-defined]
+
+
+def test_core_rules_default_is_not_preferred() -> None:
+    assert MathyEnv.core_rules()[1].preferred is False  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("preferred", [False, True])
+def test_env_rules_follow_preferred_term_commute(preferred: bool) -> None:
+    env = FixedEnv(preferred_term_commute=preferred)
+    assert [type(rule) for rule in env.rules] == CORE_RULE_TYPES
+    assert env.rules[1].preferred is preferred  # type: ignore[attr-defined]
+    # preferred changes which actions are valid: `4x` commutes only when preferred.
+    text = "4x + 2y"
+    mask = env.get_valid_moves(make_state(env, text))
+    assert mask == expected_mask(text, fresh_rules(preferred))
+    assert mask[1] != expected_mask(text, fresh_rules(not preferred))[1]
+
+
+def test_custom_rules_are_used() -> None:
+    rules: List[BaseRule] = [DistributiveFactorOutRule(), CommutativeSwapRule()]
+    env = FixedEnv(rules=rules, max_seq_len=16)
+    assert [type(rule) for rule in env.rules] == [
+        DistributiveFactorOutRule,
+        CommutativeSwapRule,
+    ]
+    assert env.action_size == 2 * 16
+    text = "4x + 2x"
+    assert env.get_valid_moves(make_state(env, text)) == expected_mask(
+        text, [DistributiveFactorOutRule(), CommutativeSwapRule(preferred=True)]
+    )
+
+
+def test_masks_follow_changes_to_the_rules() -> None:
+    env = FixedEnv()
+    text = "4x + 2y + 3 * 4"
+    state = make_state(env, text)
+    assert env.get_valid_moves(state) == expected_mask(text, fresh_rules(False))
+    # replacing a rule in place (rules is a plain list)
+    env.rules[1] = CommutativeSwapRule(preferred=True)
+    assert env.get_valid_moves(state) == expected_mask(text, fresh_rules(True))
+    swap_columns = [i for i, ok in enumerate(expected_mask(text, fresh_rules(True))[1]) if ok]
+    assert len(swap_columns) > len(
+        [i for i, ok in enumerate(expected_mask(text, fresh_rules(False))[1]) if ok]
+    )
+    # the newly valid actions are accepted by get_next_state
+    for column in swap_columns:
+        env.get_next_state(state, (1, column))
+    # assigning a new list
+    env.rules = [ConstantsSimplifyRule()]
+    assert env.get_valid_moves(state) == expected_mask(text, [ConstantsSimplifyRule()])
+    assert env.action_size == env.max_seq_len
+    # appending to it
+    env.rules.append(DistributiveFactorOutRule())
+    assert env.get_valid_moves(state) == expected_mask(
+        text, [ConstantsSimplifyRule(), DistributiveFactorOutRule()]
+    )
+
+
+@pytest.mark.parametrize("max_seq_len", [1, 16, 128, 300])
+def test_action_size(max_seq_len: int) -> None:
+    env = FixedEnv(max_seq_len=max_seq_len)
+    assert env.action_size == len(env.rules) * max_seq_len == 7 * max_seq_len
+    env3 = FixedEnv(rules=fresh_rules()[:3], max_seq_len=max_seq_len)
+    assert env3.action_size == 3 * max_seq_len
+
+
+@pytest.mark.parametrize("max_seq_len", [16, 128])
+def test_to_action_decodes_ints(max_seq_len: int) -> None:
+    env = FixedEnv(max_seq_len=max_seq_len)
+    for action in [0, 1, max_seq_len - 1, max_seq_len, 3 * max_seq_len + 5]:
+        expected = (action // max_seq_len, action % max_seq_len)
+        assert env.to_action(action) == expected
+        for numpy_type in (np.int64, np.int32, np.int16, np.uint32):
+            decoded = env.to_action(numpy_type(action))
+            assert decoded == expected
+            assert all(type(part) is int for part in decoded)
+    last = env.action_size - 1
+    assert env.to_action(last) == (len(env.rules) - 1, max_seq_len - 1)
+
+
+def test_to_action_passes_pairs_through() -> None:
+    env = FixedEnv()
+    assert tuple(env.to_action((3, 5))) == (3, 5)
+    assert tuple(env.to_action([2, 7])) == (2, 7)
+    assert tuple(env.to_action((np.int64(1), np.int64(4)))) == (1, 4)
+    # A pair is never re-decoded, even with a node index beyond max_seq_len.
+    assert tuple(env.to_action((0, 500))) == (0, 500)
+
+
+@pytest.mark.parametrize(
+    "action",
+    [1.5, 2.0, "3", "ab", (1, 2, 3), [1], (), True, False, None, (1.0, 2), ("a", 1)],
+    ids=repr,
+)
+def test_to_action_rejects_malformed(action: Any) -> None:
+    env = FixedEnv()
+    with pytest.raises(ValueError):
+        env.to_action(action)
+
+
+def test_get_next_state_rejects_malformed_actions() -> None:
+    env = FixedEnv(invalid_action_response="penalize")
+    state = make_state(env, "4x + 2x")
+    malformed: List[Any] = [1.5, "3", (1, 2, 3), True]
+    for action in malformed:
+        with pytest.raises(ValueError):
+            env.get_next_state(state, action)
+
+
+def test_get_next_state_accepts_int_and_pair_actions_alike() -> None:
+    env = FixedEnv(max_seq_len=32)
+    text = "4x + 2x"
+    state = make_state(env, text)
+    rule, node = only_action(text, DistributiveFactorOutRule)
+    by_pair, step_pair, _ = env.get_next_state(state, (rule, node))
+    by_int, step_int, _ = env.get_next_state(state, rule * 32 + node)
+    by_np, step_np, _ = env.get_next_state(state, np.int64(rule * 32 + node))
+    assert by_pair.agent.problem == by_int.agent.problem == by_np.agent.problem
+    assert by_pair.agent.history[-1].action == (rule, node)
+    assert by_int.agent.history[-1].action == (rule, node)
+    assert step_pair.reward == step_int.reward == step_np.reward
+
+
+# -- 2. invalid actions --------------------------------------------------------------
+
+INVALID_TEXT = "4x + 2x"
+
+
+def invalid_actions(env: MathyEnv) -> List[Tuple[str, Any]]:
+    """(label, action) pairs that are all invalid on INVALID_TEXT."""
+    num_nodes = len(inorder_nodes(INVALID_TEXT))
+    mask = expected_mask(INVALID_TEXT)
+    # a rule that can't apply at a node (checked against the independent mask)
+    blocked = next(
+        (r, n) for r in range(len(mask)) for n in range(num_nodes) if not mask[r][n]
+    )
+    # a valid cell, used to build negative indexes that would alias it if negative
+    # indexes were (wrongly) taken Python-style, from the end
+    rule, node = next(
+        (r, n) for r in range(len(mask)) for n in range(num_nodes) if mask[r][n]
+    )
+    num_rules = len(env.rules)
+    return [
+        ("rule-cannot-apply", blocked),
+        ("rule-index-too-large", (num_rules, 0)),
+        ("rule-index-negative", (-1, 3)),
+        ("rule-index-negative-aliasing-a-valid-cell", (rule - num_rules, node)),
+        ("node-index-too-large", (1, num_nodes)),
+        ("node-index-far-too-large", (1, env.max_seq_len + 3)),
+        ("node-index-negative", (1, -1)),
+        ("node-index-negative-aliasing-a-valid-cell", (rule, node - num_nodes)),
+        ("negative-int", -1),
+        (
+            "negative-int-aliasing-a-valid-cell",
+            (rule - num_rules) * env.max_seq_len + node,
+        ),
+        ("int-at-action-size", env.action_size),
+        ("int-beyond-action-size", env.action_size + 3),
+    ]
+
+
+INVALID_LABELS = [label for label, _ in invalid_actions(FixedEnv())]
+
+
+def test_invalid_action_fixture_is_sane() -> None:
+    mask = expected_mask(INVALID_TEXT)
+    label, (rule, node) = invalid_actions(FixedEnv())[0]
+    assert label == "rule-cannot-apply"
+    assert mask[rule][node] == 0
+    assert any(any(row) for row in mask)
+
+
+def pick(env: MathyEnv, label: str) -> Any:
+    return dict(invalid_actions(env))[label]
+
+
+@pytest.mark.parametrize("label", INVALID_LABELS)
+def test_invalid_action_raise(label: str) -> None:
+    env = FixedEnv(invalid_action_response="raise")
+    start = make_state(env, INVALID_TEXT)
+    # Take one valid step first so the step number is not trivially zero.
+    swap = only_action(INVALID_TEXT, CommutativeSwapRule)
+    state, _, _ = env.get_next_state(start, swap)
+    text = state.agent.problem
+    # The swapped text has the same node count and the same invalid cells.
+    assert expected_mask(text) == expected_mask(INVALID_TEXT)
+    action = pick(env, label)
+    before = state.to_string()
+    with pytest.raises(ValueError) as info:
+        env.get_next_state(state, action)
+    message = str(info.value)
+    assert text in message
+    assert re.search(r"\bstep\b\D{0,3}1\b", message), message
+    decoded = env.to_action(action)
+    assert str(tuple(decoded)) in message or str(action) in message
+    assert state.to_string() == before
+
+
+@pytest.mark.parametrize("label", INVALID_LABELS)
+def test_invalid_action_penalize(label: str) -> None:
+    env = FixedEnv(invalid_action_response="penalize", reward_discount=0.9)
+    state = make_state(env, INVALID_TEXT, max_moves=6)
+    before = state.to_string()
+    history_before = list(state.agent.history)
+    action = pick(env, label)
+    out, step, _ = env.get_next_state(state, action)
+    assert out.agent.problem == INVALID_TEXT
+    assert out.agent.moves_remaining == 5
+    assert len(out.agent.history) == len(history_before) + 1
+    assert out.agent.history[:-1] == history_before
+    assert out.agent.history[-1].raw == INVALID_TEXT
+    assert tuple(out.agent.history[-1].action) == tuple(env.to_action(action))
+    assert step.reward == EnvRewards.INVALID_MOVE == -0.5
+    assert not is_terminal_transition(step)
+    assert is_mid(step)
+    assert step.discount == pytest.approx(0.9)
+    assert state.to_string() == before
+    assert state.agent.history == history_before
+
+
+@pytest.mark.parametrize("label", INVALID_LABELS)
+def test_invalid_action_terminal(label: str) -> None:
+    env = FixedEnv(invalid_action_response="terminal")
+    state = make_state(env, INVALID_TEXT, max_moves=6)
+    before = state.to_string()
+    out, step, _ = env.get_next_state(state, pick(env, label))
+    assert is_terminal_transition(step)
+    assert is_last(step)
+    assert step.reward == env.get_lose_signal(out) == EnvRewards.LOSE
+    assert step.discount == 0.0
+    assert out.agent.moves_remaining == 0
+    assert out.agent.problem == INVALID_TEXT
+    assert state.to_string() == before
+
+
+def test_penalized_moves_use_up_the_budget() -> None:
+    env = FixedEnv(invalid_action_response="penalize")
+    state = make_state(env, INVALID_TEXT, max_moves=3)
+    rewards = []
+    for _ in range(3):
+        state, step, _ = env.get_next_state(state, (len(env.rules), 0))
+        rewards.append(step)
+    assert state.agent.moves_remaining == 0
+    assert len(state.agent.history) == 4
+    assert [s.reward for s in rewards[:2]] == [EnvRewards.INVALID_MOVE] * 2
+    assert not is_terminal_transition(rewards[0])
+    assert not is_terminal_transition(rewards[1])
+    # With no moves left the episode ends, like any other move would.
+    assert is_terminal_transition(rewards[2])
+
+
+def test_valid_action_is_not_affected_by_invalid_action_response() -> None:
+    text = INVALID_TEXT
+    action = only_action(text, DistributiveFactorOutRule)
+    results = []
+    for response in INVALID_ACTION_RESPONSES:
+        env = FixedEnv(invalid_action_response=response)
+        out, step, change = env.get_next_state(make_state(env, text), action)
+        results.append((out.agent.problem, step.reward, step.step_type.tolist()))
+        assert change.result is not None
+    assert results[0] == results[1] == results[2]
+    assert results[0][0] != text
+
+
+# -- 3. transition order -----------------------------------------------------------
+
+
+def test_transition_fn_verdict_wins_even_without_moves() -> None:
+    env = VerdictEnv()
+    state = with_history(
+        env, [("4x + 2x", (-1, -1)), ("2x + 4x", (1, 3))], max_moves=1
+    )
+    assert state.agent.moves_remaining == 0
+    step = env.get_state_transition(state)
+    assert is_mid(step)
+    assert step.reward == VerdictEnv.VERDICT_REWARD
+    assert step.discount == 0.5
+
+
+def test_transition_fn_verdict_beats_revisit_termination() -> None:
+    env = TerminalVerdictEnv()
+    a, b = "4x + 2x", "2x + 4x"
+    steps = [(a, (-1, -1)), (b, (1, 3)), (a, (1, 3)), (b, (1, 3)), (a, (1, 3))]
+    step = env.get_state_transition(with_history(env, steps))
+    assert is_last(step)
+    assert step.reward == TerminalVerdictEnv.VERDICT_REWARD
+
+
+def test_transition_fn_win_without_moves_remaining() -> None:
+    env = PolySimplify()
+    state = with_history(
+        env, [("4x + 2x", (-1, -1)), ("6x", (0, 1))], max_moves=1, moves_remaining=0
+    )
+    step = env.get_state_transition(state)
+    assert is_last(step)
+    assert step.reward == pytest.approx(expected_win_signal(1, 0))
+    assert step.reward > 0
+
+
+def test_no_moves_remaining_terminates_with_lose() -> None:
+    env = FixedEnv()
+    state = with_history(
+        env, [("4x + 2x", (-1, -1)), ("2x + 4x", (1, 3))], max_moves=1
+    )
+    step = env.get_state_transition(state)
+    assert is_last(step)
+    assert step.reward == env.get_lose_signal(state) == EnvRewards.LOSE
+    assert step.discount == 0.0
+    assert env.is_terminal_state(state)
+
+
+def test_no_moves_remaining_beats_revisit_penalty_and_rule_reward() -> None:
+    env = FixedEnv()
+    a, b = "4x + 2x", "2x + 4x"
+    revisit = with_history(
+        env, [(a, (-1, -1)), (b, (1, 3)), (a, (1, 3))], max_moves=2
+    )
+    assert revisit.agent.moves_remaining == 0
+    step = env.get_state_transition(revisit)
+    assert is_last(step) and step.reward == EnvRewards.LOSE
+    factor = rule_index(env, DistributiveFactorOutRule)
+    helpful = with_history(
+        env, [(a, (-1, -1)), ("(4 + 2) * x", (factor, 3))], max_moves=1
+    )
+    step = env.get_state_transition(helpful)
+    assert is_last(step) and step.reward == EnvRewards.LOSE
+
+
+def test_real_play_runs_out_of_moves() -> None:
+    env = FixedEnv(text="4x + 2x", complexity=1)  # 3 moves
+    state, _ = env.get_initial_state()
+    assert state.max_moves == 3
+    swap = only_action("4x + 2x", CommutativeSwapRule)
+    texts = ["4x + 2x"]
+    steps = []
+    for _ in range(3):
+        state, step, _ = env.get_next_state(state, swap)
+        texts.append(state.agent.problem)
+        steps.append(step)
+    assert [s.step_type.tolist() for s in steps] == [[1], [1], [2]]
+    assert steps[-1].reward == EnvRewards.LOSE
+    assert state.agent.moves_remaining == 0
+
+
+@pytest.mark.parametrize("visits", [2, 3])
+def test_previous_state_penalty_scales_with_visits(visits: int) -> None:
+    env = FixedEnv(reward_discount=0.8)
+    a, b = "4x + 2x", "2x + 4x"
+    steps: List[Tuple[str, Tuple[int, int]]] = [(a, (-1, -1))]
+    for _ in range(visits - 1):
+        steps += [(b, (1, 3)), (a, (1, 3))]
+    state = with_history(env, steps, max_moves=20)
+    assert sum(1 for s in state.agent.history if s.raw == a) == visits
+    step = env.get_state_transition(state)
+    assert is_mid(step)
+    assert step.reward == pytest.approx(EnvRewards.PREVIOUS_LOCATION * visits)
+    assert step.reward == pytest.approx(-0.02 * visits)
+    assert step.discount == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize("visits", [4, 5])
+def test_previous_state_penalty_terminates_after_three_visits(visits: int) -> None:
+    env = FixedEnv()
+    a, b = "4x + 2x", "2x + 4x"
+    steps: List[Tuple[str, Tuple[int, int]]] = [(a, (-1, -1))]
+    for _ in range(visits - 1):
+        steps += [(b, (1, 3)), (a, (1, 3))]
+    state = with_history(env, steps, max_moves=20)
+    step = env.get_state_transition(state)
+    assert is_last(step)
+    assert step.reward == env.get_lose_signal(state) == EnvRewards.LOSE
+    assert step.discount == 0.0
+
+
+def test_previous_state_penalty_counts_the_current_text_anywhere() -> None:
+    env = FixedEnv()
+    # The revisited text need not be the starting one nor adjacent visits.
+    steps = [
+        ("4x + 2x", (-1, -1)),
+        ("2x + 4x", (1, 3)),
+        ("(4 + 2) * x", (3, 3)),
+        ("2x + 4x", (1, 3)),
+    ]
+    step = env.get_state_transition(with_history(env, steps, max_moves=20))
+    assert step.reward == pytest.approx(EnvRewards.PREVIOUS_LOCATION * 2)
+
+
+def test_previous_state_penalty_beats_rule_reward() -> None:
+    env = FixedEnv()
+    constants = rule_index(env, ConstantsSimplifyRule)
+    steps = [("4x + 2x", (-1, -1)), ("2x + 4x", (1, 3)), ("4x + 2x", (constants, 0))]
+    step = env.get_state_transition(with_history(env, steps, max_moves=20))
+    assert step.reward == pytest.approx(EnvRewards.PREVIOUS_LOCATION * 2)
+
+
+def test_previous_state_penalty_disabled() -> None:
+    env = FixedEnv(previous_state_penalty=False, reward_discount=0.7)
+    a, b = "4x + 2x", "2x + 4x"
+    swap = rule_index(env, CommutativeSwapRule)
+    for visits in (2, 3, 4, 6):
+        steps: List[Tuple[str, Tuple[int, int]]] = [(a, (-1, -1))]
+        for _ in range(visits - 1):
+            steps += [(b, (swap, 3)), (a, (swap, 3))]
+        step = env.get_state_transition(with_history(env, steps, max_moves=20))
+        assert is_mid(step)
+        assert step.reward == EnvRewards.TIMESTEP
+        assert step.discount == pytest.approx(0.7)
+
+
+def test_default_rewarding_and_penalizing_rules() -> None:
+    env = FixedEnv()
+    state = make_state(env, "4x + 2x")
+    assert set(env.get_rewarding_actions(state)) == {
+        RestateSubtractionRule,
+        ConstantsSimplifyRule,
+        DistributiveFactorOutRule,
+        VariableMultiplyRule,
+    }
+    assert set(env.get_penalizing_actions(state)) == {
+        AssociativeSwapRule,
+        DistributiveMultiplyRule,
+    }
+
+
+@pytest.mark.parametrize(
+    "rule_type, reward",
+    [
+        (RestateSubtractionRule, EnvRewards.HELPFUL_MOVE),
+        (ConstantsSimplifyRule, EnvRewards.HELPFUL_MOVE),
+        (DistributiveFactorOutRule, EnvRewards.HELPFUL_MOVE),
+        (VariableMultiplyRule, EnvRewards.HELPFUL_MOVE),
+        (AssociativeSwapRule, EnvRewards.UNHELPFUL_MOVE),
+        (DistributiveMultiplyRule, EnvRewards.UNHELPFUL_MOVE),
+        (CommutativeSwapRule, EnvRewards.TIMESTEP),
+    ],
+)
+def test_last_rule_reward(rule_type: Type[BaseRule], reward: float) -> None:
+    env = FixedEnv(reward_discount=0.95)
+    index = rule_index(env, rule_type)
+    state = with_history(env, [("4x + 2x", (-1, -1)), ("9y + 3", (index, 1))])
+    step = env.get_state_transition(state)
+    assert is_mid(step)
+    assert step.reward == reward
+    assert step.discount == pytest.approx(0.95)
+
+
+def test_reward_constants() -> None:
+    assert EnvRewards.LOSE == -1.0
+    assert EnvRewards.WIN == 1.0
+    assert EnvRewards.HELPFUL_MOVE == 0.01
+    assert EnvRewards.UNHELPFUL_MOVE == -0.01
+    assert EnvRewards.TIMESTEP == -0.01
+    assert EnvRewards.PREVIOUS_LOCATION == -0.02
+    assert EnvRewards.INVALID_MOVE == -0.5
+
+
+def test_rule_rewards_in_real_play() -> None:
+    env = FixedEnv(reward_discount=0.9)
+    state = make_state(env, "4x + 2x")
+    factored, step, change = env.get_next_state(
+        state, only_action("4x + 2x", DistributiveFactorOutRule)
+    )
+    assert factored.agent.problem == "(4 + 2) * x"
+    assert step.reward == EnvRewards.HELPFUL_MOVE
+    assert step.discount == pytest.approx(0.9)
+    assert isinstance(change.rule, DistributiveFactorOutRule)
+    simplified, step, _ = env.get_next_state(
+        factored, only_action("(4 + 2) * x", ConstantsSimplifyRule)
+    )
+    assert simplified.agent.problem == "6x"
+    assert step.reward == EnvRewards.HELPFUL_MOVE
+
+    swapped, step, _ = env.get_next_state(
+        state, only_action("4x + 2x", CommutativeSwapRule)
+    )
+    assert swapped.agent.problem == "2x + 4x"
+    assert step.reward == EnvRewards.TIMESTEP
+    assert is_mid(step)
+
+    distributed, step, _ = env.get_next_state(
+        make_state(env, "2 * (x + 3)"),
+        only_action("2 * (x + 3)", DistributiveMultiplyRule),
+    )
+    assert distributed.agent.problem == "2x + 2 * 3"
+    assert step.reward == EnvRewards.UNHELPFUL_MOVE
+
+
+def test_custom_rewarding_actions_are_respected() -> None:
+    class SwapLover(FixedEnv):
+        def get_rewarding_actions(self, state: MathyEnvState) -> List[Type[BaseRule]]:
+            return [CommutativeSwapRule]
+
+        def get_penalizing_actions(self, state: MathyEnvState) -> List[Type[BaseRule]]:
+            return [DistributiveFactorOutRule]
+
+    env = SwapLover()
+    state = make_state(env, "4x + 2x")
+    _, step, _ = env.get_next_state(state, only_action("4x + 2x", CommutativeSwapRule))
+    assert step.reward == EnvRewards.HELPFUL_MOVE
+    _, step, _ = env.get_next_state(
+        state, only_action("4x + 2x", DistributiveFactorOutRule)
+    )
+    assert step.reward == EnvRewards.UNHELPFUL_MOVE
+
+
+def test_initial_state_transition_is_timestep() -> None:
+    env = FixedEnv(reward_discount=0.6)
+    state, _ = env.get_initial_state()
+    step = env.get_state_transition(state)
+    assert is_mid(step)
+    assert step.reward == EnvRewards.TIMESTEP
+    assert step.discount == pytest.approx(0.6)
+    assert not env.is_terminal_state(state)
+
+
+def test_transition_observation_describes_the_state() -> None:
+    env = FixedEnv()
+    state = make_state(env, "4x + 2x")
+    step = env.get_state_transition(state)
+    observation = step.observation
+    assert isinstance(observation, MathyObservation)
+    assert observation.mask == expected_mask("4x + 2x")
+
+
+# -- 4. win signal ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "max_moves, moves_remaining, expected",
+    [
+        (10, 10, 2.0),  # c = 0: bonus 1/3e-10, capped
+        (1, 1, 2.0),  # c = 0
+        (4, 3, 2.0),  # c = 1: 1 + 1 = 2
+        (8, 6, 1.5),  # t <= 10: no doubling
+        (10, 8, 1.5),  # t = 10 is not > 10: no doubling
+        (10, 5, 1.2),
+        (10, 0, 1.1),
+        (11, 8, 1.0 + 2.0 / 3.0),  # t > 10, c = 3 < 5.5: doubled
+        (12, 9, 1.0 + 2.0 / 3.0),
+        (12, 10, 2.0),  # doubled 1/2 -> 1.0
+        (20, 15, 1.4),  # c = 5 < 10: doubled 0.2
+        (20, 10, 1.1),  # c = 10 is not < 10: not doubled
+        (20, 0, 1.05),
+        (40, 10, 1.0 + 1.0 / 30.0),
+        (0, 0, 2.0),  # degenerate: both floored
+    ],
+)
+def test_win_signal(max_moves: int, moves_remaining: int, expected: float) -> None:
+    env = FixedEnv()
+    state = make_state(env, "4x + 2x", max_moves=max_moves)
+    if moves_remaining != max_moves:
+        state = state.get_out_state("2x + 4x", (1, 3), moves_remaining)
+    assert state.agent.moves_remaining == moves_remaining
+    assert env.get_win_signal(state) == pytest.approx(expected)
+    assert env.get_win_signal(state) == pytest.approx(
+        expected_win_signal(max_moves, moves_remaining)
+    )
+    assert env.get_win_signal(state) <= 2.0
+
+
+def test_lose_signal() -> None:
+    env = FixedEnv()
+    assert env.get_lose_signal(make_state(env, "x")) == EnvRewards.LOSE == -1.0
+
+
+# -- 5. previous-state penalty in real play ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "env_factory, text",
+    [
+        (lambda: FixedEnv(text="x + y"), "x + y"),
+        (lambda: PolySimplify(), "4x + 2x"),
+        (lambda: PolySimplify(), "3y + 2y + 7z"),
+    ],
+    ids=["base-x+y", "poly-4x+2x", "poly-3-terms"],
+)
+def test_commuting_back_and_forth_ends_the_episode(env_factory: Any, text: str) -> None:
+    env: MathyEnv = env_factory()
+    state = make_state(env, text, max_moves=50, problem_type=env.get_env_namespace())
+    assert not env.is_terminal_state(state)
+    tree = ExpressionParser().parse(text)
+    root_column = next(i for i, n in enumerate(tree.to_list("inorder")) if n is tree)
+    swap = (CORE_RULE_TYPES.index(CommutativeSwapRule), root_column)
+    steps = []
+    texts = [text]
+    for _ in range(6):
+        state, step, _ = env.get_next_state(state, swap)
+        steps.append(step)
+        texts.append(state.agent.problem)
+        if is_terminal_transition(step):
+            break
+    # The root swap toggles between two texts.
+    assert texts[0] == texts[2] == texts[4] == texts[6]
+    assert texts[1] == texts[3] == texts[5] != texts[0]
+    expected_rewards = [
+        EnvRewards.TIMESTEP,
+        EnvRewards.PREVIOUS_LOCATION * 2,
+        EnvRewards.PREVIOUS_LOCATION * 2,
+        EnvRewards.PREVIOUS_LOCATION * 3,
+        EnvRewards.PREVIOUS_LOCATION * 3,
+    ]
+    assert [s.reward for s in steps[:5]] == pytest.approx(expected_rewards)
+    assert [s.reward for s in steps[1:4:2]] == pytest.approx([-0.04, -0.06])
+    assert all(is_mid(s) for s in steps[:5])
+    assert len(steps) == 6
+    assert is_last(steps[5])
+    assert steps[5].reward == EnvRewards.LOSE
+    assert state.agent.moves_remaining == 44
+
+
+# -- 6. finalize_state ---------------------------------------------------------------
+
+
+def play_random_episode(env: MathyEnv, state: MathyEnvState) -> MathyEnvState:
+    while True:
+        tree = ExpressionParser().parse(state.agent.problem)
+        state, step, _ = env.get_next_state(state, env.random_action(tree))
+        if is_terminal_transition(step):
+            return state
+
+
+def test_finalize_state_passes_after_random_play() -> None:
+    env = PolySimplify(seed=11)
+    lengths = []
+    for difficulty in MathyEnvDifficulty:
+        for _ in range(5):
+            start, _ = env.get_initial_state(MathyEnvProblemArgs(difficulty=difficulty))
+            state = play_random_episode(env, start)
+            lengths.append(len(state.agent.history))
+            assert state.agent.history[0].raw == start.agent.problem
+            env.finalize_state(state)
+    assert max(lengths) > 2
+
+
+@pytest.mark.parametrize(
+    "first, last",
+    [("4x + 2x", "6x"), ("(x + 2)(x + 3)", "x^2 + 5x + 6"), ("2 * 3 + y", "y + 6")],
+)
+def test_finalize_state_accepts_equal_values(first: str, last: str) -> None:
+    env = FixedEnv()
+    env.finalize_state(with_history(env, [(first, (-1, -1)), (last, (0, 0))]))
+
+
+@pytest.mark.parametrize(
+    "first, last",
+    [
+        ("4x + 2x", "7x"),
+        ("(x + 2)(x + 3)", "x^2 + 5x + 5"),
+        ("2 * 3 + y", "y + 7"),
+    ],
+)
+def test_finalize_state_catches_a_changed_value(first: str, last: str) -> None:
+    env = FixedEnv()
+    state = with_history(
+        env, [(first, (-1, -1)), ("2x + 4x", (1, 3)), (last, (0, 0))]
+    )
+    with pytest.raises(ValueError):
+        env.finalize_state(state)
+
+
+# -- 7. states are values -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("response", ["penalize", "terminal"])
+def test_stepping_never_mutates_the_old_state(response: str) -> None:
+    env = FixedEnv(invalid_action_response=response)
+    text = "4x + 2x + 7y"
+    state = make_state(env, text)
+    expected = expected_mask(text)
+    assert env.get_valid_moves(state) == expected
+    observation_before = env.state_to_observation(state)
+    before = state.to_string()
+    history = state.agent.history
+    history_copy = list(history)
+    actions = [
+        (r, n) for r, row in enumerate(expected) for n, ok in enumerate(row) if ok
+    ] + [(len(env.rules), 0), (0, 0)]
+    assert len(actions) > 3
+    for action in actions:
+        out, _, _ = env.get_next_state(state, action)
+        assert out is not state
+        assert out.agent is not state.agent
+        assert out.agent.history is not history
+        assert state.to_string() == before
+        assert state.agent.history is history
+        assert len(history) == 1
+        assert history == history_copy
+        assert state.agent.problem == text
+        assert state.agent.moves_remaining == 10
+        # the cached mask and parse of the old text are untouched
+        assert env.get_valid_moves(state) == expected
+        assert FixedEnv().get_valid_moves(state) == expected
+        assert env.state_to_observation(state) == observation_before
+    # A second step from a stepped state leaves the intermediate state intact too.
+    first, _, _ = env.get_next_state(state, actions[0])
+    first_before = first.to_string()
+    first_history = first.agent.history
+    env.get_next_state(first, (len(env.rules), 0))
+    assert first.to_string() == first_before
+    assert first.agent.history is first_history and len(first_history) == 2
+
+
+def test_returned_change_does_not_alias_the_cache() -> None:
+    env = FixedEnv()
+    text = "4x + 2x"
+    state = make_state(env, text)
+    _, _, change = env.get_next_state(state, only_action(text, DistributiveFactorOutRule))
+    assert change.result is not None
+    # Mangling the returned tree must not affect later steps from the old state.
+    change.result.get_root().left = None
+    out, _, _ = env.get_next_state(state, only_action(text, DistributiveFactorOutRule))
+    assert out.agent.problem == "(4 + 2) * x"
+    assert env.get_valid_moves(state) == expected_mask(text)
+
+
+def test_returned_mask_is_a_fresh_list() -> None:
+    env = FixedEnv()
+    state = make_state(env, "4x + 2x")
+    mask = env.get_valid_moves(state)
+    mask[1][3] = 0
+    mask[0][0] = 1
+    assert env.get_valid_moves(state) == expected_mask("4x + 2x")
+
+
+# -- 8. masks, tokens and random actions --------------------------------------------
+
+
+@pytest.mark.parametrize("text", MASK_TEXTS)
+def test_get_valid_moves_matches_rules(text: str) -> None:
+    env = FixedEnv()
+    state = make_state(env, text)
+    expected = expected_mask(text)
+    mask = env.get_valid_moves(state)
+    assert mask == expected
+    num_nodes = len(inorder_nodes(text))
+    assert len(mask) == len(env.rules)
+    assert all(len(row) == num_nodes for row in mask)
+    assert all(value in (0, 1) and type(value) is int for row in mask for value in row)
+    assert env.get_valid_rules(state) == [1 if any(row) else 0 for row in expected]
+    assert env.get_agent_actions_count(state) == sum(map(sum, expected))
+
+
+@pytest.mark.parametrize("text", MASK_TEXTS)
+def test_get_actions_for_node_matches_rules(text: str) -> None:
+    env = FixedEnv()
+    tree = ExpressionParser().parse(text)
+    assert env.get_actions_for_node(tree) == expected_mask(text)
+
+
+@pytest.mark.parametrize("text", MASK_TEXTS)
+def test_get_actions_for_node_rule_list(text: str) -> None:
+    env = FixedEnv()
+    tree = ExpressionParser().parse(text)
+    expected = expected_mask(text)
+    num_nodes = len(inorder_nodes(text))
+    allowed_lists: List[List[Type[BaseRule]]] = [
+        [CommutativeSwapRule],
+        [DistributiveFactorOutRule, ConstantsSimplifyRule],
+        [],
+    ]
+    for allowed in allowed_lists:
+        mask = env.get_actions_for_node(tree, allowed)
+        assert len(mask) == len(CORE_RULE_TYPES)
+        for index, rule_type in enumerate(CORE_RULE_TYPES):
+            if rule_type in allowed:
+                assert mask[index] == expected[index]
+            else:
+                assert mask[index] == [0] * num_nodes
+
+
+def test_masks_of_generated_problems_match_rules() -> None:
+    env = PolySimplify(seed=3)
+    for difficulty in MathyEnvDifficulty:
+        for _ in range(10):
+            state, problem = env.get_initial_state(
+                MathyEnvProblemArgs(difficulty=difficulty)
+            )
+            expected = expected_mask(problem.text)
+            assert env.get_valid_moves(state) == expected
+            assert env.get_agent_actions_count(state) == sum(map(sum, expected))
+            # and after a step
+            tree = ExpressionParser().parse(problem.text)
+            out, _, _ = env.get_next_state(state, env.random_action(tree))
+            assert env.get_valid_moves(out) == expected_mask(out.agent.problem)
+
+
+def test_get_valid_rules() -> None:
+    env = FixedEnv()
+    state = make_state(env, "4x + 2x")
+    rules = env.get_valid_rules(state)
+    expected = expected_mask("4x + 2x")
+    assert rules == [1 if any(row) else 0 for row in expected]
+    assert len(rules) == len(env.rules)
+    assert set(rules) == {0, 1}
+    assert rules[CORE_RULE_TYPES.index(DistributiveFactorOutRule)] == 1
+    assert rules[CORE_RULE_TYPES.index(ConstantsSimplifyRule)] == 0
+
+
+@pytest.mark.parametrize("text", MASK_TEXTS)
+def test_get_token_at_index(text: str) -> None:
+    tree = ExpressionParser().parse(text)
+    nodes = tree.to_list("inorder")
+    for index, node in enumerate(nodes):
+        assert MathyEnv.get_token_at_index(tree, index) is node
+        assert FixedEnv().get_token_at_index(tree, index) is node
+    for index in (len(nodes), len(nodes) + 1, 1000, -1, -len(nodes)):
+        assert MathyEnv.get_token_at_index(tree, index) is None
+
+
+def test_random_action_is_valid() -> None:
+    env = FixedEnv(seed=5)
+    for text in MASK_TEXTS:
+        tree = ExpressionParser().parse(text)
+        expected = expected_mask(text)
+        valid = {(r, n) for r, row in enumerate(expected) for n, ok in enumerate(row) if ok}
+        seen = set()
+        for _ in range(40):
+            action = env.random_action(tree)
+            assert tuple(action) in valid
+            seen.add(tuple(action))
+        if len(valid) > 1:
+            assert len(seen) > 1
+
+
+def test_random_action_respects_rule() -> None:
+    env = FixedEnv(seed=1)
+    text = "4x + 2x + (3 * 4)"
+    tree = ExpressionParser().parse(text)
+    expected = expected_mask(text)
+    for rule_type in (CommutativeSwapRule, ConstantsSimplifyRule, DistributiveFactorOutRule):
+        index = CORE_RULE_TYPES.index(rule_type)
+        assert any(expected[index])
+        for _ in range(20):
+            rule, node = env.random_action(tree, rule_type)
+            assert rule == index
+            assert expected[index][node] == 1
+
+
+def test_random_action_raises_when_there_is_none() -> None:
+    env = FixedEnv()
+    with pytest.raises(ValueError):
+        env.random_action(ExpressionParser().parse("4x + 2y"), ConstantsSimplifyRule)
+    with pytest.raises(ValueError):
+        env.random_action(ExpressionParser().parse("x"))
+    restricted = FixedEnv(rules=[ConstantsSimplifyRule()])
+    with pytest.raises(ValueError):
+        restricted.random_action(ExpressionParser().parse("4x + 2x"))
+
+
+def test_random_action_is_seeded() -> None:
+    tree = ExpressionParser().parse("4x + 2x + 3y + (2 * 3) + y")
+    a, b = FixedEnv(seed=9), FixedEnv(seed=9)
+    first = [a.random_action(tree) for _ in range(20)]
+    assert first == [b.random_action(tree) for _ in range(20)]
+    assert len(set(first)) > 1
+
+
+# -- 9. bad input --------------------------------------------------------------------
+
+BAD_TEXTS = ["4x +", "(((", "4 $ x"]
+
+
+def check_parse_error(info: Any, text: str) -> None:
+    error = info.value
+    assert isinstance(error, ValueError)
+    assert repr(text) in str(error) or f'"{text}"' in str(error)
+    cause = error.__cause__
+    assert cause is not None
+    assert raised_in_mathy_core(cause)
+    # The parser's complaint is part of the message.
+    complaint = getattr(cause, "message", None) or str(cause)
+    assert str(complaint) in str(error)
+
+
+@pytest.mark.parametrize("text", BAD_TEXTS)
+def test_unparsable_problem_from_problem_fn(text: str) -> None:
+    env = FixedEnv(text=text)
+    with pytest.raises(ValueError) as info:
+        env.get_initial_state()
+    check_parse_error(info, text)
+
+
+@pytest.mark.parametrize("text", BAD_TEXTS)
+@pytest.mark.parametrize("response", ["raise", "penalize", "terminal"])
+def test_unparsable_problem_in_get_next_state(text: str, response: str) -> None:
+    env = FixedEnv(invalid_action_response=response)
+    state = make_state(env, text)
+    with pytest.raises(ValueError) as info:
+        env.get_next_state(state, (1, 0))
+    check_parse_error(info, text)
+
+
+@pytest.mark.parametrize("text", BAD_TEXTS)
+def test_unparsable_problem_in_masks(text: str) -> None:
+    env = FixedEnv()
+    state = make_state(env, text)
+    for method in (
+        env.get_valid_moves,
+        env.get_valid_rules,
+        env.get_agent_actions_count,
+        env.get_state_transition,
+    ):
+        with pytest.raises(ValueError) as info:
+            method(state)
+        check_parse_error(info, text)
+
+
+def test_problem_longer_than_max_seq_len() -> None:
+    text = "4x + 2x"  # 7 nodes
+    num_nodes = len(inorder_nodes(text))
+    assert num_nodes == 7
+    env = FixedEnv(text=text, max_seq_len=num_nodes - 1)
+    with pytest.raises(ValueError) as info:
+        env.get_initial_state()
+    assert re.search(rf"\b{num_nodes}\b", str(info.value))
+    # exactly max_seq_len nodes is fine
+    state, _ = FixedEnv(text=text, max_seq_len=num_nodes).get_initial_state()
+    assert state.agent.problem == text
+
+
+def test_observation_longer_than_max_seq_len() -> None:
+    env = FixedEnv()
+    text = "4x + 2x + 3y"
+    num_nodes = len(inorder_nodes(text))
+    state = make_state(env, text)
+    for obs_type in ObservationType:
+        with pytest.raises(ValueError) as info:
+            state.to_observation(max_seq_len=num_nodes - 2, obs_type=obs_type)
+        assert re.search(rf"\b{num_nodes}\b", str(info.value))
+    with pytest.raises(ValueError) as info:
+        env.state_to_observation(state, max_seq_len=num_nodes - 1)
+    assert re.search(rf"\b{num_nodes}\b", str(info.value))
+
+
+# -- 10. problems, seeding, rendering ------------------------------------------------
+
+
+def test_base_class_abstract_methods() -> None:
+    env = MathyEnv()
+    with pytest.raises(NotImplementedError):
+        env.problem_fn(MathyEnvProblemArgs())
+    with pytest.raises(NotImplementedError):
+        env.get_env_namespace()
+    with pytest.raises(NotImplementedError):
+        env.get_initial_state()
+
+
+@pytest.mark.parametrize("complexity", [1, 4, 9])
+def test_max_moves_fn_default(complexity: int) -> None:
+    problem = MathyEnvProblem("4x + 2x", complexity, NAMESPACE)
+    for difficulty in MathyEnvDifficulty:
+        args = MathyEnvProblemArgs(difficulty=difficulty)
+        assert MathyEnv().max_moves_fn(problem, args) == complexity * 3
+
+
+def test_get_initial_state() -> None:
+    env = FixedEnv(text="4x + 2x + y", complexity=4, max_moves=99)
+    state, problem = env.get_initial_state()
+    assert problem == MathyEnvProblem("4x + 2x + y", 4, NAMESPACE)
+    assert state.agent.problem == "4x + 2x + y"
+    assert state.max_moves == 12  # complexity * 3, not the constructor's max_moves
+    assert state.agent.moves_remaining == 12
+    assert state.num_rules == len(env.rules) == 7
+    assert state.agent.problem_type == NAMESPACE
+    assert state.agent.history == [MathyEnvStateStep("4x + 2x + y", (-1, -1))]
+    custom = FixedEnv(rules=fresh_rules()[:3])
+    assert custom.get_initial_state()[0].num_rules == 3
+
+
+def test_get_initial_state_uses_custom_max_moves_fn_and_params() -> None:
+    seen: List[MathyEnvProblemArgs] = []
+
+    class Custom(FixedEnv):
+        def max_moves_fn(
+            self, problem: MathyEnvProblem, config: MathyEnvProblemArgs
+        ) -> int:
+            seen.append(config)
+            return 42
+
+    args = MathyEnvProblemArgs(difficulty=MathyEnvDifficulty.hard)
+    state, _ = Custom().get_initial_state(args)
+    assert state.max_moves == 42 == state.agent.moves_remaining
+    Custom().get_initial_state()
+    assert [config.difficulty for config in seen] == [
+        MathyEnvDifficulty.hard,
+        MathyEnvDifficulty.easy,
+    ]
+
+
+def problems(env: MathyEnv, count: int, **kwargs: Any) -> List[str]:
+    return [env.get_initial_state(**kwargs)[1].text for _ in range(count)]
+
+
+def test_constructor_seed_reproduces_problems() -> None:
+    first = problems(PolySimplify(seed=5), 15)
+    second = problems(PolySimplify(seed=5), 15)
+    assert first == second
+    assert len(set(first)) > 5
+    assert problems(PolySimplify(seed=6), 15) != first
+
+
+def test_get_initial_state_seed_reseeds() -> None:
+    env = PolySimplify()
+    reference = problems(PolySimplify(seed=21), 5)
+    problems(env, 3)
+    assert env.get_initial_state(seed=21)[1].text == reference[0]
+    assert problems(env, 4) == reference[1:]
+    # reseeding again restarts the sequence
+    assert env.get_initial_state(seed=21)[1].text == reference[0]
+    other = PolySimplify(seed=1234)
+    assert other.get_initial_state(seed=21)[1].text == reference[0]
+
+
+def test_print_history_replays_the_history(capsys: pytest.CaptureFixture[str]) -> None:
+    env = FixedEnv(text="4x + 2x + y", complexity=4)
+    state, _ = env.get_initial_state()
+    capsys.readouterr()
+    texts = [state.agent.problem]
+    for rule_type in (CommutativeSwapRule, DistributiveFactorOutRule):
+        text = state.agent.problem
+        rows = expected_mask(text)[CORE_RULE_TYPES.index(rule_type)]
+        action = (CORE_RULE_TYPES.index(rule_type), rows.index(1))
+        state, _, _ = env.get_next_state(state, action)
+        texts.append(state.agent.problem)
+    assert len(set(texts)) == 3
+    for pretty in (True, False):
+        env.print_history(state, pretty=pretty)
+        lines = capsys.readouterr().out.strip().splitlines()
+        assert len(lines) == len(state.agent.history) == 3
+        assert "4x + 2x + y" in lines[0]
+        for line, text in zip(lines, texts):
+            assert text in line
+    env.print_history(state)
+    assert len(capsys.readouterr().out.strip().splitlines()) == 3
+
+
+def test_print_history_of_a_fresh_state(capsys: pytest.CaptureFixture[str]) -> None:
+    env = FixedEnv()
+    env.print_history(make_state(env, "4x + 2x"))
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 1 and "4x + 2x" in lines[0]
+
+
+def test_render_and_print_state(capsys: pytest.CaptureFixture[str]) -> None:
+    env = FixedEnv()
+    state = make_state(env, "4x + 2x + 9y")
+    rendered = env.render_state(state, "some-action", 3, None, 0.5)
+    assert isinstance(rendered, str)
+    assert "4x + 2x + 9y" in rendered
+    assert "4x + 2x + 9y" in env.render_state(state, "initial-state")
+    env.print_state(state, "some-action")
+    assert "4x + 2x + 9y" in capsys.readouterr().out
+
+
+def test_verbose_env_prints_steps(capsys: pytest.CaptureFixture[str]) -> None:
+    env = FixedEnv(verbose=True)
+    state, _ = env.get_initial_state()
+    assert "4x + 2x" in capsys.readouterr().out
+    env.get_next_state(state, only_action("4x + 2x", DistributiveFactorOutRule))
+    assert "(4 + 2) * x" in capsys.readouterr().out
+    env.get_initial_state(print_problem=False)
+    assert capsys.readouterr().out == ""
+    quiet = FixedEnv()
+    state, _ = quiet.get_initial_state()
+    quiet.get_next_state(state, only_action("4x + 2x", DistributiveFactorOutRule))
+    assert capsys.readouterr().out == ""
+
+
+def test_to_hash_key_is_the_problem_text() -> None:
+    env = FixedEnv()
+    state = make_state(env, "4x + 2x")
+    assert env.to_hash_key(state) == "4x + 2x"
+    out, _, _ = env.get_next_state(state, only_action("4x + 2x", CommutativeSwapRule))
+    assert env.to_hash_key(out) == "2x + 4x"
+
+
+def test_is_terminal_state() -> None:
+    poly = PolySimplify()
+    assert poly.is_terminal_state(make_state(poly, "4x + 2y")) is True
+    assert poly.is_terminal_state(make_state(poly, "4x + 2x")) is False
+    env = FixedEnv()
+    assert env.is_terminal_state(make_state(env, "4x + 2y")) is False
+    spent = with_history(env, [("4x + 2x", (-1, -1)), ("2x + 4x", (1, 3))], max_moves=1)
+    assert env.is_terminal_state(spent) is True
+
+
+def test_get_rule_from_timestep() -> None:
+    env = FixedEnv()
+    text = "4x + 2x"
+    out, _, _ = env.get_next_state(
+        make_state(env, text), only_action(text, DistributiveFactorOutRule)
+    )
+    rule = env.get_rule_from_timestep(out.agent.history[-1])
+    assert isinstance(rule, DistributiveFactorOutRule)
+    assert rule is env.rules[CORE_RULE_TYPES.index(DistributiveFactorOutRule)]
+
+
+def test_state_to_observation_without_obs_type() -> None:
+    env = FixedEnv()
+    text = "4x + 2x + 9y"
+    state = make_state(env, text)
+    num_nodes = len(inorder_nodes(text))
+    observation = env.state_to_observation(state)
+    assert isinstance(observation, MathyObservation)
+    assert observation.mask == expected_mask(text)
+    assert len(observation.nodes) == len(observation.values) == num_nodes
+    assert observation.type == state.get_problem_hash()
+    assert observation.time == [0.0]
+    padded = env.state_to_observation(state, max_seq_len=20)
+    assert isinstance(padded, MathyObservation)
+    assert len(padded.nodes) == len(padded.values) == 20
+    assert padded.nodes[:num_nodes] == observation.nodes
+    assert padded.nodes[num_nodes:] == [0] * (20 - num_nodes)
+    assert [row[:num_nodes] for row in padded.mask] == expected_mask(text)
+    assert all(len(row) == 20 and not any(row[num_nodes:]) for row in padded.mask)
+
+
+def test_state_to_observation_with_obs_type() -> None:
+    env = FixedEnv(max_seq_len=32)
+    text = "4x + 2x + 9y"
+    state = make_state(env, text)
+    num_nodes = len(inorder_nodes(text))
+    mask = expected_mask(text)
+    padded_mask = np.zeros((len(env.rules), 32), dtype=np.float32)
+    padded_mask[:, :num_nodes] = mask
+    flat = env.state_to_observation(state, obs_type=ObservationType.FLAT)
+    assert isinstance(flat, np.ndarray)
+    assert flat.shape == (3 + 2 * 32 + len(env.rules) * 32,)
+    assert flat[-len(env.rules) * 32 :].tolist() == padded_mask.ravel().tolist()
+    flat_str = env.state_to_observation(state, obs_type="flat")
+    assert isinstance(flat_str, np.ndarray)
+    assert flat_str.tolist() == flat.tolist()
+    graph = env.state_to_observation(state, obs_type=ObservationType.GRAPH)
+    assert isinstance(graph, MathyGraphObservation)
+    assert graph.num_nodes == num_nodes
+    assert graph.action_mask.tolist() == padded_mask.ravel().tolist()
+    small = env.state_to_observation(state, max_seq_len=16, obs_type="graph")
+    assert isinstance(small, MathyGraphObservation)
+    assert small.node_features.shape == (16, 4)
+    assert small.action_mask.shape == (len(env.rules) * 16,)
+
+
+# -- 11. global random state ---------------------------------------------------------
+
+
+def test_builtin_envs_leave_global_random_state_alone() -> None:
+    from mathy_envs.envs import MATHY_BUILTIN_ENVS
+
+    random.seed(1)
+    np.random.seed(1)
+    py_state = random.getstate()
+    np_state: Any = np.random.get_state()
+    for env_class in MATHY_BUILTIN_ENVS:
+        env = env_class(seed=4)
+        for difficulty in MathyEnvDifficulty:
+            for _ in range(5):
+                state, _ = env.get_initial_state(
+                    MathyEnvProblemArgs(difficulty=difficulty)
+                )
+                for _ in range(4):
+                    tree = ExpressionParser().parse(state.agent.problem)
+                    try:
+                        action = env.random_action(tree)
+                    except ValueError:
+                        break
+                    state, step, _ = env.get_next_state(state, action)
+                    env.state_to_observation(state, obs_type="flat")
+                    if is_terminal_transition(step):
+                        break
+                env.finalize_state(state)
+        # unseeded envs too
+        unseeded = env_class()
+        unseeded.get_initial_state()
+    assert random.getstate() == py_state
+    after: Any = np.random.get_state()
+    assert after[0] == np_state[0]
+    assert np.array_equal(after[1], np_state[1])
+    assert after[2:] == np_state[2:]
