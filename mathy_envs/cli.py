@@ -1,55 +1,272 @@
-"""The `mathy-envs` command line (for now: a short demo of one environment)."""
+"""The `mathy-envs` command line: list environments, show problems, solve them
+step by step with the swarm planner, play episodes and benchmark throughput."""
 
 import argparse
 import sys
-from typing import List, Optional
+import time
+from typing import IO, Any, List, NoReturn, Optional, Sequence
 
-from .envs import PolySimplify
-from .state import ObservationType
+import numpy as np
+
+from .env import MathyEnv
+from .envs import ENV_TASKS
+from .state import MathyEnvState
+from .swarm import SwarmConfig, swarm_solve
+from .time_step import is_terminal_transition
+from .types import MathyEnvDifficulty, MathyEnvProblemArgs
+
+DIFFICULTIES = [d.value for d in MathyEnvDifficulty]
 
 
-def demo(seed: int) -> None:
-    """Generate a PolySimplify problem and show its tree, observations and moves."""
-    env = PolySimplify(seed=seed)
-    state, problem = env.get_initial_state()
-    print(f"problem     : {problem.text}  (complexity {problem.complexity})")
-    print(f"namespace   : {problem.type}")
-    print(f"max moves   : {state.max_moves}")
-    parsed = env.parse(state.agent.problem)
-    print("tree (in-order, the order actions count nodes):")
-    for index, node in enumerate(parsed.nodes):
-        depth = int(parsed.layout.depth[index])
-        print(f"  {index:3} {'  ' * depth}{type(node).__name__}: {node}")
-    print("observations (max_seq_len 128):")
-    for obs_type in ObservationType:
-        obs = env.state_to_observation(state, obs_type=obs_type)
-        if isinstance(obs, tuple):
-            shapes = ", ".join(
-                f"{name}{tuple(value.shape)}"
-                for name, value in obs.to_dict().items()  # type: ignore[union-attr]
-                if hasattr(value, "shape")
-            )
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _env_class(task: str) -> Any:
+    try:
+        return ENV_TASKS[task]
+    except KeyError:
+        raise UsageError(
+            f"unknown env {task!r} (choose from {', '.join(ENV_TASKS)})"
+        ) from None
+
+
+def _difficulty(value: str) -> MathyEnvDifficulty:
+    try:
+        return MathyEnvDifficulty(value)
+    except ValueError:
+        raise UsageError(
+            f"unknown difficulty {value!r} (choose from {', '.join(DIFFICULTIES)})"
+        ) from None
+
+
+def _table(rows: Sequence[Sequence[str]], out: IO[str]) -> None:
+    """Print rows as left-aligned columns (the last column is not padded)."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row[:-1], widths)]
+        print("  ".join(cells + [row[-1]]).rstrip(), file=out)
+
+
+class Progress:
+    """A one-line progress bar on stderr, shown only when stderr is a terminal."""
+
+    def __init__(self, total: int, label: str, stream: IO[str] = sys.stderr) -> None:
+        self.total = max(total, 1)
+        self.label = label
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self.start = time.perf_counter()
+
+    def update(self, done: int) -> None:
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * done / self.total)
+        elapsed = time.perf_counter() - self.start
+        bar = "#" * filled + "." * (width - filled)
+        self.stream.write(
+            f"\r{self.label} [{bar}] {done}/{self.total} {elapsed:6.1f}s"
+        )
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\r" + " " * 80 + "\r")
+            self.stream.flush()
+
+
+# -- commands ---------------------------------------------------------------------
+
+
+def cmd_list(args: argparse.Namespace, out: IO[str]) -> int:
+    rows = [["env", "class", "namespace", "gym ids"]]
+    for task, env_class in ENV_TASKS.items():
+        ids = ", ".join(f"mathy-{task}-{d}-v0" for d in DIFFICULTIES)
+        rows.append([task, env_class.__name__, env_class().get_env_namespace(), ids])
+    _table(rows, out)
+    return 0
+
+
+def cmd_problems(args: argparse.Namespace, out: IO[str]) -> int:
+    env: MathyEnv = _env_class(args.env)(seed=args.seed)
+    config = MathyEnvProblemArgs(_difficulty(args.difficulty))
+    if args.n < 0:
+        raise UsageError(f"-n must not be negative, got {args.n}")
+    for _ in range(args.n):
+        print(env.problem_fn(config).text, file=out)
+    return 0
+
+
+def cmd_solve(args: argparse.Namespace, out: IO[str]) -> int:
+    env: MathyEnv = _env_class(args.env)()
+    config = SwarmConfig(seed=args.seed, max_moves=args.max_moves)
+    try:
+        env.parse(args.problem)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    started = time.perf_counter()
+    solution = swarm_solve(args.problem, config, env)
+    elapsed = time.perf_counter() - started
+    rows = [["step", "rule", "node", "expression", "reward"]]
+    rows.append(["0", "start", "-", args.problem, ""])
+    for index, (action, state) in enumerate(zip(solution.actions, solution.states), 1):
+        reward = env.get_state_transition(state).reward
+        rows.append(
+            [
+                str(index),
+                env.rules[action[0]].name,
+                str(action[1]),
+                state.agent.problem,
+                f"{reward:+.2f}",
+            ]
+        )
+    _pad_expression_column(rows)
+    _table(rows, out)
+    verdict = "solved" if solution.solved else "not solved"
+    print(
+        f"{verdict} in {len(solution.actions)} steps, reward {solution.reward:+.2f}, "
+        f"{solution.iterations} swarm iterations, {elapsed:.2f}s",
+        file=out,
+    )
+    return 0 if solution.solved else 1
+
+
+def _pad_expression_column(rows: List[List[str]]) -> None:
+    width = max(len(row[3]) for row in rows)
+    for row in rows:
+        row[3] = row[3].ljust(width)
+
+
+def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
+    if args.agent not in ("random", "swarm"):
+        raise UsageError(f"unknown agent {args.agent!r} (choose from random, swarm)")
+    if args.episodes < 1:
+        raise UsageError(f"--episodes must be at least 1, got {args.episodes}")
+    env: MathyEnv = _env_class(args.env)(seed=args.seed)
+    config = MathyEnvProblemArgs(_difficulty(args.difficulty))
+    rng = np.random.default_rng(args.seed)
+    wins, total_reward, steps = 0, 0.0, 0
+    progress = Progress(args.episodes, f"{args.env} {args.agent}")
+    started = time.perf_counter()
+    for episode in range(args.episodes):
+        state, _ = env.get_initial_state(config, print_problem=False)
+        if args.agent == "swarm":
+            seed = int(rng.integers(2**31))
+            solution = swarm_solve(state, SwarmConfig(seed=seed), env)
+            won, reward, taken = solution.solved, solution.reward, len(solution.actions)
         else:
-            shapes = f"array{tuple(obs.shape)}"
-        print(f"  {obs_type.value:16} {shapes}")
-    moves = env.valid_moves_array(state)
-    print("valid moves:")
-    for rule_index, node_index in list(zip(*moves.nonzero()))[:8]:
-        rule = env.rules[int(rule_index)]
-        node = parsed.nodes[int(node_index)]
-        print(f"  ({int(rule_index)}, {int(node_index):3}) {rule.name:22} at {node}")
-    print(f"({int(moves.sum())} valid actions out of {env.action_size})")
+            won, reward, taken = _random_episode(env, state, rng)
+        wins += won
+        total_reward += reward
+        steps += taken
+        progress.update(episode + 1)
+    elapsed = time.perf_counter() - started
+    progress.close()
+    rows = [
+        ["env", args.env],
+        ["difficulty", args.difficulty],
+        ["agent", args.agent],
+        ["episodes", str(args.episodes)],
+        ["win rate", f"{wins / args.episodes:.3f}"],
+        ["mean reward", f"{total_reward / args.episodes:+.3f}"],
+        ["steps", str(steps)],
+        ["steps/s", f"{steps / elapsed:.0f}" if elapsed > 0 else "inf"],
+    ]
+    _table(rows, out)
+    return 0
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    parser = argparse.ArgumentParser(
+def _random_episode(
+    env: MathyEnv, state: MathyEnvState, rng: np.random.Generator
+) -> "tuple[bool, float, int]":
+    """Masked random play until the episode ends: (won, total reward, steps)."""
+    total, steps = 0.0, 0
+    while True:
+        mask = env.valid_moves_array(state)
+        choices = np.flatnonzero(mask)
+        if choices.size == 0:
+            return False, total, steps
+        flat = int(choices[int(rng.integers(choices.size))])
+        state, time_step, _ = env.get_next_state(
+            state, (flat // mask.shape[1], flat % mask.shape[1])
+        )
+        total += time_step.reward
+        steps += 1
+        if is_terminal_transition(time_step):
+            return time_step.reward > 0, total, steps
+
+
+def cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
+    from .bench import run_bench
+
+    return run_bench(as_json=args.json, out=out, quick=args.quick)
+
+
+# -- entry point --------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
         prog="mathy-envs",
         description="Reinforcement learning environments for step-by-step algebra.",
     )
-    parser.add_argument("--seed", type=int, default=0, help="problem seed (default 0)")
-    args = parser.parse_args(argv)
-    demo(args.seed)
-    return 0
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    listing = commands.add_parser("list", help="every environment, its class, namespace and gym ids")
+    listing.set_defaults(run=cmd_list)
+
+    problems = commands.add_parser("problems", help="print generated problems")
+    problems.add_argument("env", help=f"one of: {', '.join(ENV_TASKS)}")
+    problems.add_argument("--difficulty", "-d", default="easy", help="easy, normal or hard")
+    problems.add_argument("-n", type=int, default=10, help="how many (default 10)")
+    problems.add_argument("--seed", type=int, default=None, help="seed (same seed, same problems)")
+    problems.set_defaults(run=cmd_problems)
+
+    solve = commands.add_parser("solve", help="solve a problem step by step with the swarm planner")
+    solve.add_argument("problem", help='the problem text, e.g. "4x + 2y + 2x"')
+    solve.add_argument("--env", default="poly", help="the task whose rules and goal to use (default poly)")
+    solve.add_argument("--seed", type=int, default=0, help="planner seed (default 0)")
+    solve.add_argument("--max-moves", type=int, default=None, help="move budget (default: the env's)")
+    solve.set_defaults(run=cmd_solve)
+
+    run = commands.add_parser("run", help="play episodes and report win rate, reward and speed")
+    run.add_argument("env", help=f"one of: {', '.join(ENV_TASKS)}")
+    run.add_argument("--difficulty", "-d", default="easy", help="easy, normal or hard")
+    run.add_argument("--agent", default="random", help="random or swarm (default random)")
+    run.add_argument("--episodes", type=int, default=100, help="episodes to play (default 100)")
+    run.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    run.set_defaults(run=cmd_run)
+
+    bench = commands.add_parser("bench", help="measure step and observation throughput")
+    bench.add_argument("--json", action="store_true", help="print the results as JSON")
+    bench.add_argument("--quick", action="store_true", help="a shorter, noisier run")
+    bench.set_defaults(run=cmd_bench)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None, out: IO[str] = sys.stdout) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(out)
+            return 0
+        code: int = args.run(args, out)
+        return code
+    except (UsageError, ValueError) as error:
+        # Bad input (and every library ValueError is about input): one line, no
+        # traceback.
+        print(f"mathy-envs: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("mathy-envs: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

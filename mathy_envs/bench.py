@@ -1,0 +1,213 @@
+"""`mathy-envs bench`: throughput of env steps and observations, next to the
+mathy_core floor.
+
+Workloads: seeded masked random play on PolySimplify, ComplexSimplify and
+BinomialDistribute at normal difficulty, building an observation (with the mask)
+every step, once per observation type, each run starting with cold caches.
+
+The floor, for the same steps: the time mathy_core alone needs for one
+`can_apply_to` sweep of every rule over every node, one `apply_to` and one `str()`
+of the result, on trees parsed (and listed) beforehand.
+"""
+
+import gc
+import json
+import time
+import tracemalloc
+from dataclasses import asdict, dataclass, field
+from typing import IO, Dict, List, Tuple, Type
+
+import numpy as np
+from mathy_core import ExpressionParser
+
+from .env import MathyEnv
+from .envs import BinomialDistribute, ComplexSimplify, PolySimplify
+from .observations import ObservationType
+from .parsing import default_parser, expression_cache
+from .state import MathyEnvState
+from .time_step import is_terminal_transition
+from .types import ActionType, MathyEnvDifficulty, MathyEnvProblemArgs
+
+WORKLOADS: List[Type[MathyEnv]] = [PolySimplify, ComplexSimplify, BinomialDistribute]
+SEED = 1337
+OBSERVATION_NODES = 40
+MEMORY_STATES = 100_000
+
+
+@dataclass
+class WorkloadResult:
+    env: str
+    steps: int
+    steps_per_second: Dict[str, float] = field(default_factory=dict)
+    floor_us_per_step: float = 0.0
+    us_per_step: float = 0.0
+    floor_multiple: float = 0.0
+
+
+@dataclass
+class BenchResult:
+    workloads: List[WorkloadResult]
+    observation_us: Dict[str, float]
+    observation_nodes: int
+    memory_mb: float
+    memory_states: int
+
+
+def _cold_env(env_class: Type[MathyEnv]) -> MathyEnv:
+    expression_cache(default_parser()).clear()
+    return env_class(seed=SEED)
+
+
+def play(
+    env_class: Type[MathyEnv], obs_type: ObservationType, steps: int
+) -> Tuple[float, List[Tuple[str, ActionType]]]:
+    """Masked random play for `steps` steps, one observation per step. Returns
+    the seconds taken and the `(text, action)` of every step."""
+    env = _cold_env(env_class)
+    rng = np.random.default_rng(SEED)
+    config = MathyEnvProblemArgs(MathyEnvDifficulty.normal)
+    taken: List[Tuple[str, ActionType]] = []
+    gc.collect()
+    started = time.perf_counter()
+    state, _ = env.get_initial_state(config, print_problem=False)
+    for _ in range(steps):
+        mask = env.valid_moves_array(state)
+        state.to_observation(
+            move_mask=mask, parser=env.parser, max_seq_len=env.max_seq_len, obs_type=obs_type
+        )
+        choices = np.flatnonzero(mask)
+        if choices.size == 0:
+            state, _ = env.get_initial_state(config, print_problem=False)
+            continue
+        flat = int(choices[int(rng.integers(choices.size))])
+        action = (flat // mask.shape[1], flat % mask.shape[1])
+        taken.append((state.agent.problem, action))
+        state, time_step, _ = env.get_next_state(state, action)
+        if is_terminal_transition(time_step):
+            state, _ = env.get_initial_state(config, print_problem=False)
+    return time.perf_counter() - started, taken
+
+
+def floor_seconds(env: MathyEnv, taken: List[Tuple[str, ActionType]]) -> float:
+    """mathy_core's own time for the steps: a full `can_apply_to` sweep, one
+    `apply_to` and one `str()` per step, on trees parsed beforehand."""
+    parser = ExpressionParser()
+    prepared = []
+    for text, action in taken:
+        tree = parser._parse(parser.tokenizer.tokenize(text))
+        prepared.append((tree.to_list("inorder"), action))
+    rules = env.rules
+    gc.collect()
+    started = time.perf_counter()
+    for nodes, (rule_index, node_index) in prepared:
+        for rule in rules:
+            for node in nodes:
+                rule.can_apply_to(node)
+        change = rules[rule_index].apply_to(nodes[node_index])
+        assert change.result is not None
+        str(change.result.get_root())
+    return time.perf_counter() - started
+
+
+def observation_micros(repeats: int) -> Dict[str, float]:
+    """Microseconds per `to_observation` (with a move mask) of a 40-node
+    expression, for each observation type."""
+    env = PolySimplify()
+    text = "4x + 2y + 7z^2 + 3x + 9y + 2z^2 + 5x + 8 + 6y - -x"
+    state = MathyEnvState(problem=text, max_moves=20, num_rules=len(env.rules))
+    assert len(env.parse(text)) == OBSERVATION_NODES, len(env.parse(text))
+    mask = env.valid_moves_array(state)
+    result = {}
+    for obs_type in ObservationType:
+        build = state.to_observation
+        build(move_mask=mask, obs_type=obs_type)
+        started = time.perf_counter()
+        for _ in range(repeats):
+            build(move_mask=mask, obs_type=obs_type)
+        result[obs_type.value] = (time.perf_counter() - started) / repeats * 1e6
+    return result
+
+
+def memory_mb(count: int) -> float:
+    """Megabytes held by `count` distinct states reached by random play."""
+    env = PolySimplify(seed=SEED)
+    rng = np.random.default_rng(SEED)
+    config = MathyEnvProblemArgs(MathyEnvDifficulty.normal)
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    states: List[MathyEnvState] = []
+    state, _ = env.get_initial_state(config, print_problem=False)
+    while len(states) < count:
+        mask = env.valid_moves_array(state)
+        choices = np.flatnonzero(mask)
+        if choices.size == 0:
+            state, _ = env.get_initial_state(config, print_problem=False)
+            continue
+        flat = int(choices[int(rng.integers(choices.size))])
+        state, time_step, _ = env.get_next_state(
+            state, (flat // mask.shape[1], flat % mask.shape[1])
+        )
+        states.append(state)
+        if is_terminal_transition(time_step):
+            state, _ = env.get_initial_state(config, print_problem=False)
+    gc.collect()
+    held = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    del states
+    return held / 2**20
+
+
+def bench(quick: bool = False) -> BenchResult:
+    steps = 400 if quick else 3000
+    results = []
+    for env_class in WORKLOADS:
+        result = WorkloadResult(env=env_class.__name__, steps=steps)
+        taken: List[Tuple[str, ActionType]] = []
+        for obs_type in ObservationType:
+            seconds, taken = play(env_class, obs_type, steps)
+            result.steps_per_second[obs_type.value] = steps / seconds
+        floor = floor_seconds(env_class(), taken)
+        result.floor_us_per_step = floor / len(taken) * 1e6
+        result.us_per_step = 1e6 / result.steps_per_second[ObservationType.FLAT.value]
+        result.floor_multiple = result.us_per_step / result.floor_us_per_step
+        results.append(result)
+    return BenchResult(
+        workloads=results,
+        observation_us=observation_micros(300 if quick else 3000),
+        observation_nodes=OBSERVATION_NODES,
+        memory_mb=memory_mb(MEMORY_STATES // 10 if quick else MEMORY_STATES),
+        memory_states=MEMORY_STATES // 10 if quick else MEMORY_STATES,
+    )
+
+
+def run_bench(as_json: bool, out: IO[str], quick: bool = False) -> int:
+    result = bench(quick)
+    if as_json:
+        print(json.dumps(asdict(result), indent=2), file=out)
+        return 0
+    types = [t.value for t in ObservationType]
+    header = f"{'workload (normal)':22}" + "".join(f"{t:>17}" for t in types)
+    print("steps/s, masked random play with an observation every step", file=out)
+    print(header + f"{'us/step':>10}{'floor us':>10}{'x floor':>9}", file=out)
+    for w in result.workloads:
+        cells = "".join(f"{w.steps_per_second[t]:>17.0f}" for t in types)
+        print(
+            f"{w.env:22}{cells}{w.us_per_step:>10.1f}{w.floor_us_per_step:>10.1f}"
+            f"{w.floor_multiple:>9.2f}",
+            file=out,
+        )
+    print(file=out)
+    print(f"to_observation of a {result.observation_nodes}-node expression:", file=out)
+    for name, micros in result.observation_us.items():
+        print(f"  {name:16} {micros:8.1f} us", file=out)
+    print(file=out)
+    print(
+        f"memory: {result.memory_states:,} states held in a list: "
+        f"{result.memory_mb:.1f} MB",
+        file=out,
+    )
+    return 0
+
+
+__all__ = ("BenchResult", "WorkloadResult", "bench", "run_bench")

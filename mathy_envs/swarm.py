@@ -1,0 +1,266 @@
+"""Swarm planning: solve a problem on any `MathyEnv` with no trained model.
+
+Fractal Monte Carlo: a swarm of walkers takes random valid actions from the start
+state. After each step every walker compares itself with a random companion by its
+"virtual reward", the product of its (relativized) episode reward and its
+(relativized) distance to the companion; a walker with a lower virtual reward than
+its companion clones onto it with probability `(vr_companion - vr) / vr`. Rewarding
+branches attract walkers while distance keeps the swarm spread out. Walkers that
+lose clone onto live ones; when none is left alive, the swarm restarts from the
+start state. The first win found is returned as a list of actions.
+"""
+
+from dataclasses import dataclass
+from typing import Dict, List, NamedTuple, Optional, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+from .env import MathyEnv
+from .observations import node_types, node_values
+from .state import MathyEnvState
+from .time_step import TimeStep, is_terminal_transition
+from .types import ActionType
+
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass
+class SwarmConfig:
+    """Knobs of the swarm planner.
+
+    - `n_walkers`: walkers in the swarm
+    - `max_iters`: swarm steps (each walker acts once per step) before giving up
+    - `seed`: seed of the planner's random generator (same seed, same solution)
+    - `balance`: exponent on the reward term of the virtual reward (higher values
+      favour reward over exploration)
+    - `max_moves`: move budget when solving a problem given as text (the env's
+      `max_moves` when None)
+    """
+
+    n_walkers: int = 64
+    max_iters: int = 200
+    seed: Optional[int] = 0
+    balance: float = 1.0
+    max_moves: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        if self.n_walkers < 1:
+            raise ValueError(f"n_walkers must be at least 1, got {self.n_walkers}")
+        if self.max_iters < 0:
+            raise ValueError(f"max_iters must not be negative, got {self.max_iters}")
+
+
+@dataclass
+class SwarmSolution:
+    """The planner's result.
+
+    `actions` are `(rule, node)` pairs and `states` the state after each of them;
+    replaying `actions` with `env.get_next_state` from the start state reproduces
+    `states`. When `solved` is False they are the most rewarding path found.
+    """
+
+    solved: bool
+    actions: List[ActionType]
+    states: List[MathyEnvState]
+    reward: float
+    iterations: int
+
+
+class _Step(NamedTuple):
+    """A walker's path as a linked list of steps, shared between clones."""
+
+    action: ActionType
+    state: MathyEnvState
+    parent: Optional["_Step"]
+
+
+def swarm_solve(
+    problem: Union[str, MathyEnvState],
+    config: Optional[SwarmConfig] = None,
+    env: Optional[MathyEnv] = None,
+) -> SwarmSolution:
+    """Solve `problem` (a text or a start state) on `env` (`PolySimplify()` when
+    None) by swarm planning."""
+    config = config if config is not None else SwarmConfig()
+    if env is None:
+        from .envs import PolySimplify
+
+        env = PolySimplify()
+    root = _start_state(problem, env, config)
+    return _Swarm(env, root, config).run()
+
+
+def _start_state(
+    problem: Union[str, MathyEnvState], env: MathyEnv, config: SwarmConfig
+) -> MathyEnvState:
+    if isinstance(problem, MathyEnvState):
+        return problem
+    if not isinstance(problem, str):
+        raise ValueError(f"problem must be a text or a MathyEnvState, got {problem!r}")
+    env.parse(problem)  # ValueError quoting the text when it does not parse
+    moves = config.max_moves if config.max_moves is not None else env.max_moves
+    return MathyEnvState(
+        problem=problem,
+        max_moves=moves,
+        num_rules=len(env.rules),
+        problem_type=env.get_env_namespace(),
+    )
+
+
+def relativize(values: FloatArray) -> FloatArray:
+    """Scale values to positive numbers around 1 that keep their order: the
+    standard score `z`, mapped through `1 + log(1 + z)` above the mean and `exp(z)`
+    below it."""
+    std = values.std()
+    if std == 0 or not np.isfinite(std):
+        return np.ones_like(values)
+    score = (values - values.mean()) / std
+    above = 1.0 + np.log1p(np.maximum(score, 0.0))
+    return np.asarray(
+        np.where(score > 0, above, np.exp(np.minimum(score, 0.0))), dtype=np.float64
+    )
+
+
+class _Swarm:
+    def __init__(self, env: MathyEnv, root: MathyEnvState, config: SwarmConfig):
+        self.env = env
+        self.root = root
+        self.config = config
+        self.rng = np.random.default_rng(config.seed)
+        self.size = config.n_walkers
+        self.width = 2 * env.max_seq_len
+        self._encodings: Dict[str, FloatArray] = {}
+        self._rewrites: Dict[Tuple[str, int, int], str] = {}
+
+    # -- one walker step ----------------------------------------------------------
+
+    def _step(
+        self, state: MathyEnvState, action: ActionType
+    ) -> Tuple[MathyEnvState, TimeStep]:
+        """`env.get_next_state`, skipping the rule application for a
+        `(text, action)` pair seen before (rewrites depend on the text alone)."""
+        key = (state.agent.problem, action[0], action[1])
+        text = self._rewrites.get(key)
+        if text is None:
+            next_state, time_step, _ = self.env.get_next_state(state, action)
+            self._rewrites[key] = next_state.agent.problem
+            return next_state, time_step
+        next_state = state.get_out_state(text, action, state.agent.moves_remaining - 1)
+        return next_state, self.env.get_state_transition(next_state)
+
+    def _encode(self, state: MathyEnvState) -> FloatArray:
+        """A fixed-size vector of the expression (pre-order node types and
+        values), the space walker distances are measured in."""
+        text = state.agent.problem
+        vector = self._encodings.get(text)
+        if vector is None:
+            layout = self.env.parse(text).layout
+            count = min(len(layout.nodes), self.env.max_seq_len)
+            order = layout.preorder[:count]
+            vector = np.zeros(self.width, np.float64)
+            vector[:count] = node_types(layout, True)[order]
+            vector[self.env.max_seq_len : self.env.max_seq_len + count] = node_values(
+                layout, True
+            )[order]
+            self._encodings[text] = vector
+        return vector
+
+    # -- the swarm ------------------------------------------------------------------
+
+    def run(self) -> SwarmSolution:
+        env, rng, size = self.env, self.rng, self.size
+        start = env.get_state_transition(self.root)
+        if is_terminal_transition(start):
+            return SwarmSolution(start.reward > 0, [], [], 0.0, 0)
+        states: List[MathyEnvState] = [self.root] * size
+        paths: List[Optional[_Step]] = [None] * size
+        rewards = np.zeros(size)
+        dead = np.zeros(size, dtype=bool)
+        best: Tuple[float, Optional[_Step]] = (-np.inf, None)
+
+        for iteration in range(1, self.config.max_iters + 1):
+            winner: Optional[int] = None
+            for i in range(size):
+                mask = env.valid_moves_array(states[i])
+                choices = np.flatnonzero(mask)
+                if choices.size == 0:
+                    dead[i] = True
+                    continue
+                flat = int(choices[int(rng.integers(choices.size))])
+                action = (flat // mask.shape[1], flat % mask.shape[1])
+                state, time_step = self._step(states[i], action)
+                states[i] = state
+                paths[i] = _Step(action, state, paths[i])
+                rewards[i] += time_step.reward
+                if is_terminal_transition(time_step):
+                    dead[i] = True
+                    won = time_step.reward > 0
+                    if won and (winner is None or rewards[i] > rewards[winner]):
+                        winner = i
+                if rewards[i] > best[0]:
+                    best = (float(rewards[i]), paths[i])
+            if winner is not None:
+                return _solution(True, paths[winner], float(rewards[winner]), iteration)
+            if dead.all():
+                states = [self.root] * size
+                paths = [None] * size
+                rewards[:] = 0.0
+                dead[:] = False
+                continue
+            self._clone(states, paths, rewards, dead)
+        best_reward = best[0] if best[1] is not None else 0.0
+        return _solution(False, best[1], best_reward, self.config.max_iters)
+
+    def _clone(
+        self,
+        states: List[MathyEnvState],
+        paths: List[Optional[_Step]],
+        rewards: FloatArray,
+        dead: npt.NDArray[np.bool_],
+    ) -> None:
+        """Each walker compares its virtual reward with a random companion's and
+        clones onto it with probability `(vr_companion - vr) / vr`; dead walkers
+        always clone onto a live companion."""
+        rng, size = self.rng, self.size
+        alive = np.flatnonzero(~dead)
+        companions = rng.integers(size, size=size)
+        # Dead walkers (and anyone paired with a dead walker) look at live ones.
+        companions = np.where(
+            dead[companions], alive[rng.integers(alive.size, size=size)], companions
+        )
+        encodings = np.stack([self._encode(state) for state in states])
+        distance = np.linalg.norm(encodings - encodings[companions], axis=1)
+        virtual = relativize(rewards) ** self.config.balance * relativize(distance)
+        virtual = np.where(dead, 0.0, virtual)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            probability = np.where(
+                virtual > 0, (virtual[companions] - virtual) / virtual, 1.0
+            )
+        clone = (probability > rng.random(size)) & ~dead[companions]
+        for i in np.flatnonzero(clone):
+            j = int(companions[i])
+            states[i] = states[j]
+            paths[i] = paths[j]
+            rewards[i] = rewards[j]
+            dead[i] = dead[j]
+
+
+def _solution(
+    solved: bool, last: Optional[_Step], reward: float, iterations: int
+) -> SwarmSolution:
+    steps: List[_Step] = []
+    while last is not None:
+        steps.append(last)
+        last = last.parent
+    steps.reverse()
+    return SwarmSolution(
+        solved=solved,
+        actions=[step.action for step in steps],
+        states=[step.state for step in steps],
+        reward=reward,
+        iterations=iterations,
+    )
+
+
+__all__ = ("SwarmConfig", "SwarmSolution", "relativize", "swarm_solve")
