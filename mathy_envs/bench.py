@@ -13,9 +13,10 @@ of the result, on trees parsed (and listed) beforehand.
 import gc
 import json
 import time
-import tracemalloc
+import sys
+import types
 from dataclasses import asdict, dataclass, field
-from typing import IO, Dict, List, Tuple, Type
+from typing import IO, Dict, List, Set, Tuple, Type
 
 import numpy as np
 from mathy_core import ExpressionParser
@@ -128,14 +129,29 @@ def observation_micros(repeats: int) -> Dict[str, float]:
     return result
 
 
+def held_bytes(roots: List[object]) -> int:
+    """Bytes of every object reachable from `roots` (each counted once), not
+    counting classes, functions and modules."""
+    skip = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
+    seen: Set[int] = set()
+    pending = list(roots)
+    total = 0
+    while pending:
+        obj = pending.pop()
+        if id(obj) in seen or isinstance(obj, skip):
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        pending.extend(gc.get_referents(obj))
+    return total
+
+
 def memory_mb(count: int) -> float:
-    """Megabytes held by `count` distinct states reached by random play."""
+    """Megabytes held by `count` distinct states reached by random play (the
+    states, their histories and texts; not the env's bounded caches)."""
     env = PolySimplify(seed=SEED)
     rng = np.random.default_rng(SEED)
     config = MathyEnvProblemArgs(MathyEnvDifficulty.normal)
-    gc.collect()
-    tracemalloc.start()
-    before = tracemalloc.get_traced_memory()[0]
     states: List[MathyEnvState] = []
     state, _ = env.get_initial_state(config, print_problem=False)
     while len(states) < count:
@@ -151,11 +167,7 @@ def memory_mb(count: int) -> float:
         states.append(state)
         if is_terminal_transition(time_step):
             state, _ = env.get_initial_state(config, print_problem=False)
-    gc.collect()
-    held = tracemalloc.get_traced_memory()[0] - before
-    tracemalloc.stop()
-    del states
-    return held / 2**20
+    return held_bytes([states]) / 2**20
 
 
 def bench(quick: bool = False) -> BenchResult:

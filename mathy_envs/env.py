@@ -8,7 +8,6 @@ namespace and, usually, a `transition_fn` that recognises a win.
 
 import math
 import zlib
-from collections import OrderedDict
 from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
@@ -30,8 +29,15 @@ from mathy_core.rules import (
     VariableMultiplyRule,
 )
 
+from .lru import LRUCache
 from .observations import MathyObservation, MathyObservationUnion, ObservationType
-from .parsing import ParsedExpression, default_parser, expression_cache, node_at_index
+from .parsing import (
+    ParsedExpression,
+    apply_rule,
+    default_parser,
+    expression_cache,
+    node_at_index,
+)
 from .state import MathyEnvState, MathyEnvStateStep
 from .time_step import TimeStep, is_terminal_transition, termination, transition
 from .types import ActionType, EnvRewards, MathyEnvProblem, MathyEnvProblemArgs
@@ -103,7 +109,7 @@ class MathyEnv:
         self.previous_state_penalty = previous_state_penalty
         self.invalid_action_response = invalid_action_response
         self.preferred_term_commute = preferred_term_commute
-        self._masks: "OrderedDict[str, MaskArray]" = OrderedDict()
+        self._masks: LRUCache[str, MaskArray] = LRUCache(MASK_CACHE_SIZE)
         self._mask_rules: List[BaseRule] = []
         self.rules = (
             rules if rules is not None else self.core_rules(preferred_term_commute)
@@ -136,7 +142,6 @@ class MathyEnv:
         # Caches are rebuilt on demand; the shared default parser stays shared.
         state = self.__dict__.copy()
         del state["_expressions"]
-        state["_masks"] = OrderedDict()
         if state["_parser"] is default_parser():
             state["_parser"] = None
         return state
@@ -211,15 +216,22 @@ class MathyEnv:
     # -- parsing and masks ----------------------------------------------------
 
     def parse(self, text: str) -> ParsedExpression:
-        """The cached parse of `text` (its `.tree` is shared: clone before changing)."""
-        return self._expressions.parse(text)
+        """The cached parse of `text`. Its `.tree` is shared and read-only: clone it
+        before changing it."""
+        parsed = self._expressions.parse(text)
+        parsed.shared = True
+        return parsed
+
+    def node_count(self, text: str) -> int:
+        """The number of nodes of the parsed `text`."""
+        return len(self._expressions.parse(text))
 
     def valid_moves_array(self, env_state: MathyEnvState) -> MaskArray:
         """`get_valid_moves` as a read-only `(num_rules, num_nodes)` int8 array,
         computed once per distinct expression text."""
-        return self._mask_of(self._expressions.parse(env_state.agent.problem))
+        return self._mask_of(env_state.agent.problem)
 
-    def _mask_of(self, parsed: ParsedExpression) -> MaskArray:
+    def _mask_of(self, text: str) -> MaskArray:
         masks = self._masks
         if self._mask_rules != self._rules:
             # `rules` is a plain list that callers may change in place (e.g.
@@ -227,16 +239,13 @@ class MathyEnv:
             # are only valid for the rule objects they were computed with.
             masks.clear()
             self._mask_rules = list(self._rules)
-        mask = masks.get(parsed.text)
-        if mask is not None:
-            masks.move_to_end(parsed.text)
-            return mask
-        mask = np.asarray(self._mask_rows(parsed.nodes, None), dtype=np.int8)
-        mask = mask.reshape(len(self._rules), len(parsed.nodes))
-        mask.flags.writeable = False
-        masks[parsed.text] = mask
-        if len(masks) > MASK_CACHE_SIZE:
-            masks.popitem(last=False)
+        mask = masks.get(text)
+        if mask is None:
+            nodes = self._expressions.parse(text).nodes
+            mask = np.asarray(self._mask_rows(nodes, None), dtype=np.int8)
+            mask = mask.reshape(len(self._rules), len(nodes))
+            mask.flags.writeable = False
+            masks.put(text, mask)
         return mask
 
     def _mask_rows(
@@ -374,16 +383,16 @@ class MathyEnv:
         """
         rule_index, node_index = self.to_action(action)
         agent = env_state.agent
-        parsed = self._expressions.parse(agent.problem)
-        mask = self._mask_of(parsed)
+        mask = self._mask_of(agent.problem)
         if not (
             0 <= rule_index < mask.shape[0]
             and 0 <= node_index < mask.shape[1]
             and mask[rule_index, node_index]
         ):
-            return self._invalid_action(env_state, parsed, (rule_index, node_index))
+            return self._invalid_action(env_state, (rule_index, node_index))
         rule = self._rules[rule_index]
-        change = parsed.rewrite(rule, node_index)
+        tree = self._expressions.take_tree(agent.problem)
+        change = apply_rule(tree, rule, node_index, agent.problem)
         assert change.result is not None
         out_state = env_state.get_out_state(
             problem=str(change.result.get_root()),
@@ -398,10 +407,11 @@ class MathyEnv:
         return out_state, time_step, change
 
     def _invalid_action(
-        self, env_state: MathyEnvState, parsed: ParsedExpression, action: ActionType
+        self, env_state: MathyEnvState, action: ActionType
     ) -> Tuple[MathyEnvState, TimeStep, ExpressionChangeRule]:
         rule_index, node_index = action
         agent = env_state.agent
+        parsed = self._expressions.parse(agent.problem)
         rules = self._rules
         in_range = 0 <= rule_index < len(rules) and 0 <= node_index < len(parsed)
         if not 0 <= rule_index < len(rules):
@@ -441,7 +451,7 @@ class MathyEnv:
         agent = env_state.agent
         parsed = self._expressions.parse(agent.problem)
         features = env_state.to_mathy_observation(
-            move_mask=self._mask_of(parsed), parser=self._parser
+            move_mask=self._mask_of(agent.problem), parser=self._parser
         )
         custom = self.transition_fn(env_state, parsed.tree, features)
         if custom is not None:

@@ -11,15 +11,10 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
-from mathy_core import MathTypeKeys
-
-from .parsing import NodeLayout
+from .parsing import MAX_TYPE_ID, NodeLayout
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
-
-MAX_TYPE_ID: int = max(MathTypeKeys.values())
-"""mathy_core's largest node type id: normalized type ids are `type_id / MAX_TYPE_ID`."""
 
 DEFAULT_MAX_SEQ_LEN = 128
 NODE_FEATURES = 4
@@ -111,21 +106,12 @@ MathyObservationUnion = Union[
 
 def node_types(layout: NodeLayout, normalize: bool) -> FloatArray:
     """Type ids in action order, divided by `MAX_TYPE_ID` when normalizing."""
-    if not normalize:
-        return layout.type_ids
-    return np.asarray(layout.type_ids / np.float32(MAX_TYPE_ID), dtype=np.float32)
+    return layout.normalized_type_ids if normalize else layout.type_ids
 
 
 def node_values(layout: NodeLayout, normalize: bool) -> FloatArray:
     """Constant values in action order, min-max scaled when normalizing."""
-    values = layout.values
-    if not normalize or len(values) == 0:
-        return values
-    low = values.min()
-    span = values.max() - low
-    if span <= 0:
-        return np.zeros_like(values)
-    return np.asarray((values - low) / span, dtype=np.float32)
+    return layout.normalized_values if normalize else layout.values
 
 
 def check_fits(num_nodes: int, max_seq_len: int) -> None:
@@ -135,15 +121,12 @@ def check_fits(num_nodes: int, max_seq_len: int) -> None:
         )
 
 
-def action_mask(
-    move_mask: Optional[MoveMask], num_rules: int, max_seq_len: int
-) -> FloatArray:
-    """The flattened `R * L` 0/1 mask, row-major `(rule, node)`, zero padded.
-
-    `R` is `num_rules`, or the row count of `move_mask` if that is larger.
-    """
+def mask_matrix(
+    move_mask: Optional[MoveMask], max_seq_len: int
+) -> Optional[npt.NDArray[Any]]:
+    """`move_mask` as a validated `(rows, nodes)` array (None stays None)."""
     if move_mask is None:
-        return np.zeros(max(num_rules, 0) * max_seq_len, np.float32)
+        return None
     mask = np.asarray(move_mask)
     if mask.size == 0:
         mask = mask.reshape(len(mask), 0)
@@ -151,14 +134,40 @@ def action_mask(
         raise ValueError(
             f"move_mask must be a (num_rules, num_nodes) matrix, got shape {mask.shape}"
         )
-    rows, cols = mask.shape
-    if cols > max_seq_len:
+    if mask.shape[1] > max_seq_len:
         raise ValueError(
-            f"move_mask has {cols} node columns, more than max_seq_len={max_seq_len}"
+            f"move_mask has {mask.shape[1]} node columns, more than "
+            f"max_seq_len={max_seq_len}"
         )
-    out = np.zeros((max(num_rules, rows), max_seq_len), np.float32)
-    out[:rows, :cols] = mask != 0
-    return out.reshape(-1)
+    return mask
+
+
+def mask_rows(mask: Optional[npt.NDArray[Any]], num_rules: int) -> int:
+    """`R`: `num_rules`, or the row count of the mask if that is larger."""
+    return max(num_rules, 0 if mask is None else mask.shape[0])
+
+
+def write_mask(
+    dest: FloatArray, mask: Optional[npt.NDArray[Any]], max_seq_len: int
+) -> FloatArray:
+    """Write the 0/1 mask into the zeroed flat `R * L` array `dest`, row-major
+    `(rule, node)`; padding stays zero."""
+    if mask is not None and mask.size:
+        rows, cols = mask.shape
+        dest.reshape(-1, max_seq_len)[:rows, :cols] = mask != 0
+    return dest
+
+
+def action_mask(
+    move_mask: Optional[MoveMask], num_rules: int, max_seq_len: int
+) -> FloatArray:
+    """The flattened `R * L` 0/1 mask, row-major `(rule, node)`, zero padded.
+
+    `R` is `num_rules`, or the row count of `move_mask` if that is larger.
+    """
+    mask = mask_matrix(move_mask, max_seq_len)
+    dest = np.zeros(mask_rows(mask, num_rules) * max_seq_len, np.float32)
+    return write_mask(dest, mask, max_seq_len)
 
 
 def _node_features(layout: NodeLayout, time: float, normalize: bool, rows: int) -> FloatArray:
@@ -175,20 +184,24 @@ def flat_observation(
     layout: NodeLayout,
     problem_hash: Sequence[float],
     time: float,
-    mask: FloatArray,
+    mask: Optional[npt.NDArray[Any]],
+    num_rules: int,
     normalize: bool,
     max_seq_len: int,
 ) -> FloatArray:
-    """`[hash0, hash1, time, node types (L), node values (L), action mask (R*L)]`."""
+    """`[hash0, hash1, time, node types (L), node values (L), action mask (R*L)]`,
+    nodes in pre-order; `mask` comes from `mask_matrix`."""
     n = len(layout.nodes)
     check_fits(n, max_seq_len)
-    out = np.zeros(3 + 2 * max_seq_len + len(mask), np.float32)
-    out[0:2] = problem_hash
+    length = max_seq_len
+    out = np.zeros(3 + 2 * length + mask_rows(mask, num_rules) * length, np.float32)
+    out[0] = problem_hash[0]
+    out[1] = problem_hash[1]
     out[2] = time
-    pre = layout.preorder
-    out[3 : 3 + n] = node_types(layout, normalize)[pre]
-    out[3 + max_seq_len : 3 + max_seq_len + n] = node_values(layout, normalize)[pre]
-    out[3 + 2 * max_seq_len :] = mask
+    types, values = layout.preordered(normalize)
+    out[3 : 3 + n] = types
+    out[3 + length : 3 + length + n] = values
+    write_mask(out[3 + 2 * length :], mask, length)
     return out
 
 
@@ -257,6 +270,9 @@ __all__ = (
     "MathyObservationUnion",
     "ObservationType",
     "action_mask",
+    "mask_matrix",
+    "mask_rows",
+    "write_mask",
     "flat_observation",
     "graph_observation",
     "hierarchical_observation",

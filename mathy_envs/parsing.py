@@ -3,13 +3,17 @@
 Every environment and state turns problem text into a mathy_core expression tree
 through an `ExpressionCache`: a bounded LRU map from text to a `ParsedExpression`,
 which holds the tree and (computed on first use) the flat node arrays that masks and
-observations are built from. Trees handed out by the cache are shared: callers must
-`clone()` a tree before applying a rule to it.
+observations are built from.
+
+Cached trees are read-only. A step needs one tree it may change: `take_tree` hands
+over the cached tree itself when no caller outside the library has seen it (the
+entry leaves the cache, and the text is parsed again if it is needed later), and a
+copy otherwise. Entries given out through public APIs are marked `shared` and are
+never handed over.
 """
 
-from collections import OrderedDict
 from functools import cached_property
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -20,9 +24,14 @@ from mathy_core import (
     ExpressionChangeRule,
     ExpressionParser,
     MathExpression,
+    MathTypeKeys,
 )
 
+from .lru import LRUCache
+
 DEFAULT_CACHE_SIZE = 2048
+MAX_TYPE_ID: int = max(MathTypeKeys.values())
+"""mathy_core's largest node type id: normalized type ids are `type_id / MAX_TYPE_ID`."""
 
 
 class ParsedExpression:
@@ -35,6 +44,7 @@ class ParsedExpression:
     def __init__(self, text: str, tree: MathExpression) -> None:
         self.text = text
         self.tree = tree
+        self.shared = False
 
     @cached_property
     def layout(self) -> "NodeLayout":
@@ -49,16 +59,25 @@ class ParsedExpression:
         return len(self.layout.nodes)
 
     def rewrite(self, rule: BaseRule, index: int) -> ExpressionChangeRule:
-        """Apply `rule` at the `index`-th node (in-order) of a clone of the tree;
-        the shared tree is left untouched. The caller checks that the rule applies.
-        The new expression is `change.result.get_root()`."""
-        node = node_at_index(self.tree.clone(), index)
-        if node is None:
-            raise ValueError(f"no node {index} in {self.text!r} ({len(self)} nodes)")
-        change = rule.apply_to(node)
-        if change.result is None:
-            change.result = node
-        return change
+        """Apply `rule` at the `index`-th node (in-order) of a copy of the tree;
+        the cached tree is left untouched. The new expression is
+        `change.result.get_root()`."""
+        return apply_rule(self.tree.clone(), rule, index, self.text)
+
+
+def apply_rule(
+    tree: MathExpression, rule: BaseRule, index: int, text: str = ""
+) -> ExpressionChangeRule:
+    """Apply `rule` at the `index`-th node (in-order) of `tree`, changing it. The
+    caller checks that the rule applies there. The new expression is
+    `change.result.get_root()`."""
+    node = node_at_index(tree, index)
+    if node is None:
+        raise ValueError(f"no node {index} in {text or str(tree)!r}")
+    change = rule.apply_to(node)
+    if change.result is None:
+        change.result = node
+    return change
 
 
 def node_at_index(tree: MathExpression, index: int) -> Optional[MathExpression]:
@@ -81,85 +100,139 @@ def node_at_index(tree: MathExpression, index: int) -> Optional[MathExpression]:
 
 
 class NodeLayout:
-    """Flat arrays describing one tree, computed with a single traversal."""
+    """Flat arrays describing one tree, all indexed by action (in-order) index.
+
+    The node list, pre-order and features come from a single traversal; the
+    parent / depth / edge arrays that only structured observations use are
+    computed on first use.
+    """
 
     nodes: List[MathExpression]
+    preorder: npt.NDArray[np.intp]
     type_ids: npt.NDArray[np.float32]
     values: npt.NDArray[np.float32]
     is_leaf: npt.NDArray[np.float32]
-    depth: npt.NDArray[np.int32]
-    parent: npt.NDArray[np.int64]
-    side: npt.NDArray[np.int64]
-    preorder: npt.NDArray[np.intp]
-    levelorder: npt.NDArray[np.intp]
-    edge_index: npt.NDArray[np.int64]
-    edge_types: npt.NDArray[np.int64]
 
     def __init__(self, root: MathExpression) -> None:
-        inorder: List[MathExpression] = []
-        # Per pre-order position: in-order index, depth, parent's pre index, side.
-        in_of_pre: List[int] = []
-        depth_pre: List[int] = []
+        nodes: List[MathExpression] = []
+        # preorder[p] = in-order index of the p-th node in pre-order; parents and
+        # depths are kept by pre-order position until the walk is done.
+        preorder: List[int] = []
         parent_pre: List[int] = []
-        side_pre: List[int] = []
-
-        # Iterative pre-order walk that also records in-order positions: a node is
-        # pushed once to be expanded, then again as a marker (carrying its pre-order
-        # index) that is popped after its left subtree, at its in-order position.
-        stack: List[Tuple[MathExpression, int, int, int, bool]] = [
-            (root, 0, -1, -1, False)
-        ]
-        while stack:
-            node, depth_or_pre, parent_pre_index, side_of_parent, is_marker = stack.pop()
-            if is_marker:
-                in_of_pre[depth_or_pre] = len(inorder)
-                inorder.append(node)
-                continue
-            pre_index = len(in_of_pre)
-            in_of_pre.append(-1)
-            depth_pre.append(depth_or_pre)
-            parent_pre.append(parent_pre_index)
-            side_pre.append(side_of_parent)
-            if node.right is not None:
-                stack.append((node.right, depth_or_pre + 1, pre_index, 1, False))
-            stack.append((node, pre_index, -1, -1, True))
-            if node.left is not None:
-                stack.append((node.left, depth_or_pre + 1, pre_index, 0, False))
-
-        n = len(inorder)
-        in_of_pre_arr = np.asarray(in_of_pre, dtype=np.intp)
-        self.nodes = inorder
-        self.preorder = in_of_pre_arr
-        self.type_ids = np.asarray([node.type_id for node in inorder], np.float32)
+        depth_pre: List[int] = []
+        right_pre: List[bool] = []
+        stack: List[Tuple[MathExpression, int]] = []
+        node: Optional[MathExpression] = root
+        parent, depth, is_right = -1, 0, False
+        while True:
+            # Descend the left spine, numbering nodes in pre-order on the way down.
+            while node is not None:
+                position = len(preorder)
+                preorder.append(-1)
+                parent_pre.append(parent)
+                depth_pre.append(depth)
+                right_pre.append(is_right)
+                stack.append((node, position))
+                parent, depth, is_right = position, depth + 1, False
+                node = node.left
+            if not stack:
+                break
+            visited, position = stack.pop()
+            preorder[position] = len(nodes)
+            nodes.append(visited)
+            node = visited.right
+            parent, depth, is_right = position, depth_pre[position] + 1, True
+        self.nodes = nodes
+        self.preorder = np.asarray(preorder, dtype=np.intp)
+        self._parent_pre = parent_pre
+        self._depth_pre = depth_pre
+        self._right_pre = right_pre
+        self.type_ids = np.asarray([n.type_id for n in nodes], dtype=np.float32)
         self.values = np.asarray(
             [
-                float(node.value or 0.0) if isinstance(node, ConstantExpression) else 0.0
-                for node in inorder
+                float(n.value or 0.0) if isinstance(n, ConstantExpression) else 0.0
+                for n in nodes
             ],
-            np.float32,
+            dtype=np.float32,
         )
         self.is_leaf = np.asarray(
-            [node.left is None and node.right is None for node in inorder], np.float32
+            [n.left is None and n.right is None for n in nodes], dtype=np.float32
         )
-        depths = np.empty(n, np.int32)
-        depths[in_of_pre_arr] = depth_pre
-        self.depth = depths
-        parent_pre_arr = np.asarray(parent_pre, dtype=np.int64)
+        self._preordered: Dict[
+            bool, Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
+        ] = {}
+
+    @cached_property
+    def depth(self) -> npt.NDArray[np.int32]:
+        depths = np.empty(len(self.nodes), np.int32)
+        depths[self.preorder] = self._depth_pre
+        return depths
+
+    @cached_property
+    def parent(self) -> npt.NDArray[np.int64]:
+        """In-order index of each node's parent (-1 for the root)."""
+        parent_pre = np.asarray(self._parent_pre, dtype=np.int64)
         parent_in = np.where(
-            parent_pre_arr >= 0, in_of_pre_arr[np.maximum(parent_pre_arr, 0)], -1
+            parent_pre >= 0, self.preorder[np.maximum(parent_pre, 0)], -1
         )
-        parents = np.empty(n, np.int64)
-        parents[in_of_pre_arr] = parent_in
-        self.parent = parents
-        sides = np.empty(n, np.int64)
-        sides[in_of_pre_arr] = side_pre
-        self.side = sides
-        self.levelorder = np.argsort(depths, kind="stable")
-        # Edges parent -> child, listed in the pre-order of the child.
-        children = in_of_pre_arr[1:]
-        self.edge_index = np.stack([parents[children], children.astype(np.int64)])
-        self.edge_types = sides[children]
-        self.max_depth = int(depths.max()) if n else 0
+        parents = np.empty(len(self.nodes), np.int64)
+        parents[self.preorder] = parent_in
+        return parents
+
+    @cached_property
+    def side(self) -> npt.NDArray[np.int64]:
+        """0 for a left child, 1 for a right child, -1 for the root."""
+        sides = np.empty(len(self.nodes), np.int64)
+        sides[self.preorder] = self._right_pre
+        if len(self.nodes):
+            sides[self.preorder[0]] = -1
+        return sides
+
+    @cached_property
+    def levelorder(self) -> npt.NDArray[np.intp]:
+        """In-order indexes level by level, left to right within a level."""
+        return np.argsort(self.depth, kind="stable")
+
+    @cached_property
+    def edge_index(self) -> npt.NDArray[np.int64]:
+        """Edges parent -> child (2, n - 1), in the pre-order of the child."""
+        children = self.preorder[1:].astype(np.int64)
+        return np.stack([self.parent[children], children])
+
+    @cached_property
+    def edge_types(self) -> npt.NDArray[np.int64]:
+        return self.side[self.preorder[1:]]
+
+    @cached_property
+    def max_depth(self) -> int:
+        return int(self.depth.max()) if len(self.nodes) else 0
+
+    def preordered(
+        self, normalize: bool
+    ) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """Type ids and values in pre-order (normalized or raw), cached."""
+        cache = self._preordered
+        if normalize not in cache:
+            types = self.normalized_type_ids if normalize else self.type_ids
+            values = self.normalized_values if normalize else self.values
+            cache[normalize] = (types[self.preorder], values[self.preorder])
+        return cache[normalize]
+
+    @cached_property
+    def normalized_type_ids(self) -> npt.NDArray[np.float32]:
+        return np.asarray(self.type_ids / np.float32(MAX_TYPE_ID), dtype=np.float32)
+
+    @cached_property
+    def normalized_values(self) -> npt.NDArray[np.float32]:
+        """Values min-max scaled over the expression's nodes (all equal -> 0)."""
+        values = self.values
+        if len(values) == 0:
+            return values
+        low = values.min()
+        span = values.max() - low
+        if span <= 0:
+            return np.zeros_like(values)
+        return np.asarray((values - low) / span, dtype=np.float32)
 
 
 class ExpressionCache:
@@ -168,12 +241,13 @@ class ExpressionCache:
     def __init__(
         self, parser: Optional[ExpressionParser] = None, capacity: int = DEFAULT_CACHE_SIZE
     ) -> None:
-        if capacity < 1:
-            raise ValueError(f"cache capacity must be at least 1, got {capacity}")
         self.parser = parser if parser is not None else ExpressionParser()
-        self.capacity = capacity
-        self._entries: "OrderedDict[str, ParsedExpression]" = OrderedDict()
+        self._entries: LRUCache[str, ParsedExpression] = LRUCache(capacity)
         self.misses = 0
+
+    @property
+    def capacity(self) -> int:
+        return self._entries.capacity
 
     def parse(self, text: str) -> ParsedExpression:
         """Return the parsed form of `text`, parsing it only if it is not cached.
@@ -181,17 +255,24 @@ class ExpressionCache:
         Raises `ValueError` quoting the text and the parser's complaint when the
         text does not parse.
         """
-        entries = self._entries
-        entry = entries.get(text)
-        if entry is not None:
-            entries.move_to_end(text)
-            return entry
-        entry = ParsedExpression(text, parse_text(self.parser, text))
-        self.misses += 1
-        entries[text] = entry
-        if len(entries) > self.capacity:
-            entries.popitem(last=False)
+        entry = self._entries.get(text)
+        if entry is None:
+            entry = ParsedExpression(text, parse_text(self.parser, text))
+            self.misses += 1
+            self._entries.put(text, entry)
         return entry
+
+    def take_tree(self, text: str) -> MathExpression:
+        """A tree equal to `parse(text).tree` that the caller owns and may change:
+        the cached tree itself when it was never shared (its entry leaves the
+        cache), else a copy, else a fresh parse."""
+        entry = self._entries.get(text)
+        if entry is None:
+            return parse_text(self.parser, text)
+        if entry.shared:
+            return entry.tree.clone()
+        self._entries.pop(text)
+        return entry.tree
 
     def clear(self) -> None:
         self._entries.clear()
@@ -236,7 +317,9 @@ def expression_cache(parser: Optional[ExpressionParser] = None) -> ExpressionCac
 
 
 def parse(text: str, parser: Optional[ExpressionParser] = None) -> ParsedExpression:
-    """Parse `text` through the shared cache of `parser`."""
+    """Parse `text` through the cache of `parser`, for use inside the library:
+    the entry is not marked shared, so its tree may later be handed to a step to
+    change. Use `MathyEnv.parse` (or clone the tree) to keep a tree."""
     return expression_cache(parser).parse(text)
 
 
@@ -244,6 +327,7 @@ __all__ = (
     "DEFAULT_CACHE_SIZE",
     "ExpressionCache",
     "NodeLayout",
+    "apply_rule",
     "ParsedExpression",
     "default_parser",
     "expression_cache",

@@ -23,13 +23,15 @@ from .observations import (
     MathyObservationUnion,
     MoveMask,
     ObservationType,
-    action_mask,
     check_fits,
     flat_observation,
     graph_observation,
     hierarchical_observation,
+    mask_matrix,
+    mask_rows,
     message_passing_observation,
     to_observation_type,
+    write_mask,
 )
 from .parsing import parse
 from .types import ActionType
@@ -301,13 +303,22 @@ class MathyEnvState:
             raise ValueError(f"max_seq_len must be positive, got {length}")
         layout = parse(self.agent.problem, parser).layout
         check_fits(len(layout.nodes), length)
-        mask = action_mask(move_mask, self.num_rules, length)
+        matrix = mask_matrix(move_mask, length)
         time = self.time
         if kind is ObservationType.FLAT:
-            hashed = self.get_problem_hash() if hash_type is None else hash_type
+            hashed = (
+                problem_hash(self.agent.problem_type) if hash_type is None else hash_type
+            )
             if len(hashed) != 2:
                 raise ValueError(f"hash_type must hold two values, got {len(hashed)}")
-            return flat_observation(layout, hashed, time, mask, normalize, length)
+            return flat_observation(
+                layout, hashed, time, matrix, self.num_rules, normalize, length
+            )
+        mask = write_mask(
+            np.zeros(mask_rows(matrix, self.num_rules) * length, np.float32),
+            matrix,
+            length,
+        )
         if kind is ObservationType.GRAPH:
             return graph_observation(layout, time, mask, normalize, length)
         if kind is ObservationType.HIERARCHICAL:

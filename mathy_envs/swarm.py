@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from .env import MathyEnv
 from .observations import node_types, node_values
+from .parsing import parse
 from .state import MathyEnvState
 from .time_step import TimeStep, is_terminal_transition
 from .types import ActionType
@@ -155,7 +156,7 @@ class _Swarm:
         text = state.agent.problem
         vector = self._encodings.get(text)
         if vector is None:
-            layout = self.env.parse(text).layout
+            layout = parse(text, self.env.parser).layout
             count = min(len(layout.nodes), self.env.max_seq_len)
             order = layout.preorder[:count]
             vector = np.zeros(self.width, np.float64)

@@ -1,10 +1,11 @@
 """`GoalEnv`: the shared shape of the built-in tasks, won when a goal holds."""
 
-from typing import Optional
+from typing import Any, Optional
 
 from mathy_core import MathExpression
 
 from ..env import MathyEnv
+from ..lru import LRUCache
 from ..observations import MathyObservation
 from ..state import MathyEnvState
 from ..terms import is_simplified
@@ -12,11 +13,23 @@ from ..time_step import TimeStep, termination
 from ..types import MathyEnvProblem, MathyEnvProblemArgs
 
 
+GOAL_CACHE_SIZE = 4096
+
+
 class GoalEnv(MathyEnv):
     """An environment won (with `get_win_signal`) when `is_goal` holds, with a
-    move budget of `complexity * moves_per_complexity`."""
+    move budget of `complexity * moves_per_complexity`.
+
+    Unless `goal_depends_on_history` is set, `is_goal` must depend on the
+    expression alone: its verdicts are cached by expression text.
+    """
 
     moves_per_complexity: int = 4
+    goal_depends_on_history: bool = False
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._goals: LRUCache[str, bool] = LRUCache(GOAL_CACHE_SIZE)
 
     def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
         """Whether the state's expression reached the task's goal form."""
@@ -28,7 +41,17 @@ class GoalEnv(MathyEnv):
         expression: MathExpression,
         features: MathyObservation,
     ) -> Optional[TimeStep]:
-        if self.is_goal(env_state, expression):
+        if self.goal_depends_on_history:
+            reached = self.is_goal(env_state, expression)
+        else:
+            text = env_state.agent.problem
+            cached = self._goals.get(text)
+            reached = (
+                cached
+                if cached is not None
+                else self._goals.put(text, self.is_goal(env_state, expression))
+            )
+        if reached:
             return termination(features, self.get_win_signal(env_state))
         return None
 

@@ -1,6 +1,6 @@
 """PolyHaystackLikeTerms: find the one pair of like terms in a sum."""
 
-from typing import List, Optional, Tuple, Type
+from typing import Any, List, Optional, Tuple, Type
 
 from mathy_core import BaseRule, MathExpression
 from mathy_core.rules import (
@@ -66,11 +66,10 @@ class PolyHaystackLikeTerms(GoalEnv):
     """
 
     moves_per_complexity = 1
+    goal_depends_on_history = True
 
-    def __init__(self, preferred_term_commute: bool = True, **kwargs: object) -> None:
-        super().__init__(
-            preferred_term_commute=preferred_term_commute, **kwargs  # type: ignore[arg-type]
-        )
+    def __init__(self, preferred_term_commute: bool = True, **kwargs: Any) -> None:
+        super().__init__(preferred_term_commute=preferred_term_commute, **kwargs)
 
     def get_env_namespace(self) -> str:
         return "mathy.polynomials.haystack.like.terms"
@@ -96,7 +95,7 @@ class PolyHaystackLikeTerms(GoalEnv):
         history = env_state.agent.history
         if len(history) < 2:
             return None
-        return self.parse(history[-2].raw).nodes, history[-1].action[1]
+        return self._expressions.parse(history[-2].raw).nodes, history[-1].action[1]
 
     def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
         acted = self._last_acted_node(env_state)

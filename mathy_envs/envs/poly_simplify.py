@@ -1,6 +1,6 @@
 """PolySimplify: combine like terms until the polynomial is fully simplified."""
 
-from typing import List, Optional
+from typing import Any, List, Optional
 
 from ..problems import rand_int, simplify_terms
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
@@ -51,8 +51,8 @@ class PolySimplify(SimplifyGoalEnv):
     - every `MathyEnv` keyword (`max_seq_len`, `invalid_action_response`, `seed`, ...)
     """
 
-    def __init__(self, ops: Optional[List[str]] = None, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+    def __init__(self, ops: Optional[List[str]] = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self.ops: List[str] = list(ops) if ops is not None else ["+"]
         if not self.ops:
             raise ValueError("ops must name at least one operator")

@@ -5,6 +5,7 @@ from typing import Any, Dict, NamedTuple, Optional, SupportsFloat, Tuple, Type, 
 import gymnasium
 import numpy as np
 import numpy.typing as npt
+from gymnasium.utils import seeding
 
 from ..env import MathyEnv
 from ..observations import ObservationType, to_observation_type
@@ -78,6 +79,13 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             )
         env_kwargs.setdefault("invalid_action_response", "penalize")
         self.mathy = env_class(**env_kwargs)
+        if env_kwargs.get("seed") is not None:
+            # Gymnasium's np_random replaces the MathyEnv's generator on reset, so
+            # a `seed` keyword seeds it: resets without a seed then replay the
+            # problems of `reset(seed=seed)`.
+            self._np_random, self._np_random_seed = seeding.np_random(
+                env_kwargs["seed"]
+            )
         self.env_class = env_class
         self.env_problem_args = env_problem_args
         self.env_problem = env_problem
@@ -95,7 +103,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         self._problem: Optional[MathyEnvProblem] = None
         self._observation: Optional[Observation] = None
         if env_problem is not None:
-            self.mathy.parse(env_problem)  # fail early on unparsable text
+            self.mathy.node_count(env_problem)  # fail early on unparsable text
 
     # -- gymnasium API ----------------------------------------------------------
 
@@ -127,7 +135,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         self.state = next_state
         text = next_state.agent.problem
         rule_name = change.rule.name if valid else "invalid-action"
-        oversize = len(self.mathy.parse(text)) > self.mathy.max_seq_len
+        oversize = self.mathy.node_count(text) > self.mathy.max_seq_len
         if oversize:
             # The expression no longer fits an observation: the episode is lost and
             # the agent sees the last observation that fit.
@@ -202,7 +210,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             return mathy.state_from_problem(self._problem, config)
         for _ in range(MAX_RESET_ATTEMPTS):
             problem = mathy.problem_fn(config)
-            if len(mathy.parse(problem.text)) <= mathy.max_seq_len:
+            if mathy.node_count(problem.text) <= mathy.max_seq_len:
                 self._problem = problem
                 return mathy.state_from_problem(problem, config)
         raise ValueError(
