@@ -138,13 +138,14 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         oversize = self.mathy.node_count(text) > self.mathy.max_seq_len
         if oversize:
             # The expression no longer fits an observation: the episode is lost and
-            # the agent sees the last observation that fit.
+            # the agent sees the last observation that fit, with no valid action.
             reward = self.mathy.get_lose_signal(next_state)
             terminated = True
             mask = np.zeros(self.action_size, np.int8)
             self.action_space.update_mask(mask)
             assert self._observation is not None
             observation = _copy_observation(self._observation)
+            _mask_part(observation, self.action_size)[:] = 0.0
         else:
             reward = time_step.reward
             terminated = is_terminal_transition(time_step)
@@ -239,18 +240,24 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             max_seq_len=mathy.max_seq_len,
             obs_type=self.obs_type,
         )
-        if isinstance(built, np.ndarray):
-            observation: Observation = built
-            action_mask = built[built.shape[0] - len(mask) :]
-        else:
-            observation = built.to_dict()
-            action_mask = observation["action_mask"]
+        observation: Observation = (
+            built if isinstance(built, np.ndarray) else built.to_dict()
+        )
+        action_mask = _mask_part(observation, len(mask))
         if self.mask_as_probabilities:
             total = action_mask.sum()
             if total > 0:
                 action_mask /= total
         self._observation = observation
         return observation
+
+
+def _mask_part(observation: Observation, size: int) -> npt.NDArray[np.float32]:
+    """The action-mask part of an observation (a view, for writing in place)."""
+    if isinstance(observation, np.ndarray):
+        return observation[observation.shape[0] - size :]
+    mask: npt.NDArray[np.float32] = observation["action_mask"]
+    return mask
 
 
 def _copy_observation(observation: Observation) -> Observation:

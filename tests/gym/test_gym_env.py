@@ -1,0 +1,832 @@
+"""The Gymnasium adapter, `mathy_envs.gym` (SPEC section 7).
+
+Expected values come from the SPEC and from the wrapped `MathyEnv` (masks from
+`valid_moves_array`, rewards from `EnvRewards`), never from the adapter itself.
+"""
+
+import importlib
+import importlib.util
+import os
+import pickle
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+import mathy_core  # noqa: F401  (first: its dependency colr warns at import time)
+import numpy as np
+import pytest
+
+import gymnasium
+from gymnasium import spaces
+from gymnasium.utils.env_checker import check_env
+
+import mathy_envs.gym
+from mathy_envs import MathyEnvState, ObservationType
+from mathy_envs.envs import (
+    BinomialDistribute,
+    ComplexSimplify,
+    PolyCombineInPlace,
+    PolyCommuteLikeTerms,
+    PolyGroupLikeTerms,
+    PolyHaystackLikeTerms,
+    PolySimplify,
+    PolySimplifyBlockers,
+)
+from mathy_envs.gym import (
+    GYM_ENV_IDS,
+    MaskedDiscrete,
+    MathyGymEnv,
+    StepChange,
+    observation_space,
+)
+from mathy_envs.time_step import TimeStep, is_terminal_transition
+from mathy_envs.types import EnvRewards, MathyEnvDifficulty
+
+ROOT = Path(__file__).resolve().parents[2]
+SNIPPET = ROOT / "snippets" / "gym" / "maskable_ppo.py"
+
+TASKS = {
+    "poly": PolySimplify,
+    "poly-blockers": PolySimplifyBlockers,
+    "poly-combine": PolyCombineInPlace,
+    "poly-commute": PolyCommuteLikeTerms,
+    "poly-grouping": PolyGroupLikeTerms,
+    "poly-like-terms-haystack": PolyHaystackLikeTerms,
+    "complex": ComplexSimplify,
+    "binomial": BinomialDistribute,
+}
+DIFFICULTIES = ["easy", "normal", "hard"]
+EXPECTED_IDS = [f"mathy-{t}-{d}-v0" for t in TASKS for d in DIFFICULTIES]
+OBS_TYPES = ["flat", "graph", "hierarchical", "message_passing"]
+STEP_INFO_KEYS = {"action_mask", "transition", "done", "truncated", "change", "valid"}
+
+
+def _subprocess_env(**extra: str) -> Dict[str, str]:
+    """The environment for a child interpreter that can import this checkout."""
+    path = os.environ.get("PYTHONPATH")
+    pythonpath = str(ROOT) if not path else os.pathsep.join([str(ROOT), path])
+    return {**os.environ, "PYTHONPATH": pythonpath, **extra}
+
+
+def _make(env_id: str, **kwargs: Any) -> MathyGymEnv:
+    env = gymnasium.make(env_id, **kwargs).unwrapped
+    assert isinstance(env, MathyGymEnv)
+    return env
+
+
+def _problem(env: MathyGymEnv) -> str:
+    assert env.state is not None
+    return env.state.agent.problem
+
+
+def _expected_mask(env: MathyGymEnv) -> np.ndarray:
+    """The flat `(rule, node)` mask of the env's state, from the wrapped MathyEnv."""
+    assert env.state is not None
+    moves = np.asarray(env.mathy.valid_moves_array(env.state))
+    full = np.zeros((len(env.mathy.rules), env.mathy.max_seq_len), np.int8)
+    full[: moves.shape[0], : moves.shape[1]] = moves != 0
+    return full.reshape(-1)
+
+
+def _obs_mask(observation: Any, env: MathyGymEnv) -> np.ndarray:
+    """The action-mask part of an observation."""
+    if isinstance(observation, np.ndarray):
+        return observation[3 + 2 * env.mathy.max_seq_len :]
+    return np.asarray(observation["action_mask"])
+
+
+def _assert_same_obs(a: Any, b: Any) -> None:
+    if isinstance(a, np.ndarray):
+        np.testing.assert_array_equal(a, b)
+        return
+    assert set(a) == set(b)
+    for key in a:
+        np.testing.assert_array_equal(np.asarray(a[key]), np.asarray(b[key]))
+
+
+def _play(
+    env: MathyGymEnv, seed: int, max_steps: int = 500
+) -> List[Tuple[Any, float, bool, bool, Dict[str, Any]]]:
+    """One masked random episode; checks every step against the contract and
+    returns the steps."""
+    obs, info = env.reset(seed=seed)
+    env.action_space.seed(seed)
+    assert env.observation_space.contains(obs), _problem(env)
+    steps = []
+    for _ in range(max_steps):
+        mask = info["action_mask"]
+        assert mask.dtype == np.int8 and mask.shape == (env.action_size,)
+        np.testing.assert_array_equal(mask, _expected_mask(env))
+        np.testing.assert_array_equal(env.action_masks(), mask.astype(bool))
+        np.testing.assert_array_equal(_obs_mask(obs, env), mask)
+        assert mask.any(), f"no valid action in a live episode: {_problem(env)}"
+        action = env.action_space.sample()
+        assert mask[action] == 1, (action, _problem(env))
+        moves_before = env.state.agent.moves_remaining if env.state else None
+        obs, reward, terminated, truncated, info = env.step(action)
+        steps.append((obs, reward, terminated, truncated, info))
+        assert env.observation_space.contains(obs), _problem(env)
+        assert STEP_INFO_KEYS <= set(info)
+        assert info["valid"] is True
+        assert isinstance(info["change"], StepChange)
+        assert info["change"].expression == _problem(env)
+        assert info["change"].node == int(action) % env.mathy.max_seq_len
+        assert info["change"].rule == env.mathy.rules[int(action) // env.mathy.max_seq_len].name
+        assert isinstance(info["transition"], TimeStep)
+        assert env.state is not None and moves_before is not None
+        assert env.state.agent.moves_remaining == moves_before - 1
+        assert truncated == (env.state.agent.moves_remaining <= 0)
+        assert info["truncated"] == truncated
+        assert info["done"] == (terminated or truncated)
+        assert terminated == is_terminal_transition(info["transition"])
+        assert reward == pytest.approx(info["transition"].reward)
+        if terminated or truncated:
+            assert info["win"] == (terminated and reward > 0)
+            if info["win"]:
+                assert reward == pytest.approx(env.mathy.get_win_signal(env.state))
+            return steps
+        assert "win" not in info
+    raise AssertionError(f"episode did not end in {max_steps} steps")
+
+
+# -- registration ------------------------------------------------------------------
+
+
+def test_registered_ids() -> None:
+    assert sorted(GYM_ENV_IDS) == sorted(EXPECTED_IDS)
+    assert len(set(GYM_ENV_IDS)) == 24
+    mathy_ids = {i for i in gymnasium.registry if i.startswith("mathy-")}
+    assert mathy_ids == set(EXPECTED_IDS)
+
+
+@pytest.mark.parametrize("env_id", EXPECTED_IDS)
+def test_id_builds_its_task_at_its_difficulty(env_id: str) -> None:
+    task, difficulty = re.fullmatch(r"mathy-(.+)-(easy|normal|hard)-v0", env_id).groups()
+    env = _make(env_id)
+    assert type(env.mathy) is TASKS[task]
+    assert env.env_problem_args is not None
+    assert env.env_problem_args.difficulty is MathyEnvDifficulty(difficulty)
+    assert env.action_size == len(env.mathy.rules) * env.mathy.max_seq_len
+    assert isinstance(env.action_space, MaskedDiscrete)
+    assert env.action_space.n == env.action_size
+    env.reset(seed=0)
+    assert env.state is not None
+    assert env.state.agent.problem_type == env.mathy.get_env_namespace()
+
+
+def test_reimporting_never_fails() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # not even an "overriding environment" warning
+        importlib.reload(mathy_envs.gym)
+        mathy_envs.gym.register_envs()
+    assert {i for i in gymnasium.registry if i.startswith("mathy-")} == set(EXPECTED_IDS)
+    gymnasium.make("mathy-poly-easy-v0").reset(seed=0)
+
+
+def test_fresh_reimport_in_one_process_never_fails() -> None:
+    code = """
+import sys
+import warnings
+import mathy_core
+import gymnasium
+import mathy_envs.gym
+warnings.simplefilter("error")
+for name in [m for m in sys.modules if m.startswith("mathy_envs")]:
+    del sys.modules[name]
+import mathy_envs.gym
+import mathy_envs.gym.registration
+__import__("importlib").reload(mathy_envs.gym)
+ids = sorted(i for i in gymnasium.registry if i.startswith("mathy-"))
+assert len(ids) == 24, ids
+env = gymnasium.make("mathy-complex-hard-v0")
+obs, info = env.reset(seed=1)
+env.step(int(info["action_mask"].argmax()))
+print("ok")
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env=_subprocess_env(),
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().endswith("ok")
+
+
+def test_import_error_names_the_extra() -> None:
+    code = """
+import sys
+sys.modules["gymnasium"] = None
+import mathy_envs
+from mathy_envs import envs, MathyEnv  # the core package needs no gymnasium
+for attempt in range(2):
+    try:
+        import mathy_envs.gym
+    except ImportError as error:
+        print(str(error))
+    else:
+        raise SystemExit("mathy_envs.gym imported without gymnasium")
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env=_subprocess_env(),
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == 2
+    for line in lines:
+        assert "pip install mathy_envs[gym]" in line
+
+
+# -- env_checker -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("obs_type", OBS_TYPES)
+@pytest.mark.parametrize("env_id", EXPECTED_IDS)
+def test_check_env_passes_without_warnings(env_id: str, obs_type: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env = gymnasium.make(env_id, obs_type=obs_type)
+        check_env(env.unwrapped)
+        # The passive checker gymnasium.make adds is quiet too.
+        obs, info = env.reset(seed=3)
+        obs, *_ = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        env.close()
+
+
+# -- observation spaces ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "obs_type",
+    list(ObservationType) + OBS_TYPES,
+    ids=[f"enum-{t.value}" for t in ObservationType] + [f"str-{t}" for t in OBS_TYPES],
+)
+def test_obs_type_passes_through_make(obs_type: Any) -> None:
+    env = _make("mathy-poly-normal-v0", obs_type=obs_type, max_seq_len=96)
+    assert env.obs_type is ObservationType(obs_type)
+    obs, _ = env.reset(seed=5)
+    L, R = 96, len(env.mathy.rules)
+    if env.obs_type is ObservationType.FLAT:
+        assert isinstance(env.observation_space, spaces.Box)
+        assert isinstance(obs, np.ndarray) and obs.shape == (3 + 2 * L + R * L,)
+    else:
+        assert isinstance(env.observation_space, spaces.Dict)
+        assert isinstance(obs, dict)
+        assert obs["node_features"].shape == (L, 4)
+        assert obs["action_mask"].shape == (R * L,)
+    assert env.observation_space.contains(obs)
+
+
+def test_unknown_obs_type_is_rejected() -> None:
+    with pytest.raises(ValueError, match="Unknown observation type"):
+        gymnasium.make("mathy-poly-easy-v0", obs_type="pixels")
+
+
+@pytest.mark.parametrize("obs_type", OBS_TYPES)
+@pytest.mark.parametrize("max_seq_len,num_rules", [(128, 7), (16, 3)])
+def test_observation_space_layout(obs_type: str, max_seq_len: int, num_rules: int) -> None:
+    L, R = max_seq_len, num_rules
+    space = observation_space(obs_type, L, R)
+    mask = np.zeros((R, 5), np.int8)
+    mask[0, 1] = 1
+    state = MathyEnvState(problem="4x + 2x", max_moves=10, num_rules=R)
+    built = state.to_observation(
+        move_mask=mask, max_seq_len=L, obs_type=obs_type, normalize=True
+    )
+    if obs_type == "flat":
+        assert isinstance(space, spaces.Box)
+        assert space.shape == (3 + 2 * L + R * L,)
+        assert space.dtype == np.float32
+        assert np.all(space.low == 0.0) and np.all(space.high == 1.0)
+        assert space.contains(built)
+        return
+    assert isinstance(space, spaces.Dict)
+    as_dict = built.to_dict()
+    assert set(space.spaces) == set(as_dict)
+    assert space.contains(as_dict)
+    for key, sub in space.spaces.items():
+        value = as_dict[key]
+        if isinstance(sub, spaces.Box):
+            assert sub.shape == np.asarray(value).shape, key
+            assert sub.dtype == np.asarray(value).dtype, key
+            if sub.dtype == np.float32:
+                assert np.all(sub.low == 0.0) and np.all(sub.high == 1.0), key
+            else:
+                # indexes and depths of at most L nodes; edge types are 0/1
+                high = 1 if key == "edge_types" else L - 1
+                assert np.all(sub.low == 0) and np.all(sub.high == high), key
+        else:
+            assert isinstance(sub, spaces.Discrete), key
+            assert sub.start == 0
+    assert space["num_nodes"].n == L + 1  # 0..L nodes
+    if obs_type == "message_passing":
+        assert space["num_edges"].n == 2 * L + 1
+
+
+def test_observation_space_rejects_out_of_range_values() -> None:
+    """The bounds are real: values outside [0, 1] or the wrong shape don't fit."""
+    env = _make("mathy-poly-easy-v0")
+    obs, _ = env.reset(seed=0)
+    bad = obs.copy()
+    bad[3] = 1.5
+    assert not env.observation_space.contains(bad)
+    bad = obs.copy()
+    bad[0] = -0.1
+    assert not env.observation_space.contains(bad)
+    assert not env.observation_space.contains(obs[:-1])
+
+
+@pytest.mark.parametrize("env_id", EXPECTED_IDS)
+def test_masked_random_play_stays_in_space(env_id: str) -> None:
+    for episode, obs_type in enumerate(OBS_TYPES):
+        env = _make(env_id, obs_type=obs_type)
+        steps = _play(env, seed=1000 + episode)
+        assert steps
+
+
+def test_random_play_ends_in_wins_and_losses() -> None:
+    """Across many easy episodes both outcomes occur, each reported consistently."""
+    env = _make("mathy-poly-easy-v0")
+    outcomes = set()
+    for seed in range(40):
+        *_, (_, reward, terminated, truncated, info) = _play(env, seed)
+        outcomes.add(info["win"])
+        if info["win"]:
+            assert terminated and reward > 1.0
+        else:
+            assert reward < 0
+    assert outcomes == {True, False}
+
+
+def _rule_action(env: MathyGymEnv, info: Dict[str, Any], rule_name: str) -> int:
+    """The one valid action of a rule (by class name) in the current mask."""
+    names = [type(r).__name__ for r in env.mathy.rules]
+    row = names.index(rule_name)
+    nodes = np.flatnonzero(info["action_mask"].reshape(len(names), -1)[row])
+    assert len(nodes) >= 1, (rule_name, _problem(env))
+    return row * env.mathy.max_seq_len + int(nodes[0])
+
+
+def test_running_out_of_moves_truncates() -> None:
+    env = MathyGymEnv(PolySimplify, env_problem="4x + 2y + 3x", env_max_moves=3)
+    obs, info = env.reset(seed=0)
+    results = []
+    for _ in range(3):
+        action = _rule_action(env, info, "CommutativeSwapRule")
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert info["valid"] is True
+        results.append((reward, terminated, truncated))
+    assert [r[2] for r in results] == [False, False, True]
+    assert [r[1] for r in results] == [False, False, True]
+    assert results[-1][0] == EnvRewards.LOSE
+    assert info["done"] and info["truncated"] and info["win"] is False
+    assert env.observation_space.contains(obs)
+
+
+def test_winning_step_terminates_without_truncation() -> None:
+    env = MathyGymEnv(PolySimplify, env_problem="4x + 2x", env_max_moves=5)
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(
+        _rule_action(env, info, "DistributiveFactorOutRule")
+    )
+    assert (terminated, truncated) == (False, False) and "win" not in info
+    assert reward == EnvRewards.HELPFUL_MOVE
+    obs, reward, terminated, truncated, info = env.step(
+        _rule_action(env, info, "ConstantsSimplifyRule")
+    )
+    assert _problem(env) == "6x"
+    assert terminated is True and truncated is False
+    assert info["win"] is True and info["done"] is True
+    # WIN plus the 1/moves-used bonus (SPEC section 5): 1 + 1/2
+    assert reward == pytest.approx(1.5)
+    assert env.observation_space.contains(obs)
+
+
+# -- seeding -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("env_id", EXPECTED_IDS)
+def test_same_seed_same_first_observation(env_id: str) -> None:
+    a, b = _make(env_id), _make(env_id)
+    obs_a, info_a = a.reset(seed=42)
+    a.reset(seed=7)  # a different episode in between changes nothing
+    obs_a2, _ = a.reset(seed=42)
+    obs_b, info_b = b.reset(seed=42)
+    np.testing.assert_array_equal(obs_a, obs_b)
+    np.testing.assert_array_equal(obs_a, obs_a2)
+    np.testing.assert_array_equal(info_a["action_mask"], info_b["action_mask"])
+    assert _problem(a) == _problem(b)
+
+
+@pytest.mark.parametrize("env_id", EXPECTED_IDS)
+def test_different_seeds_different_problems(env_id: str) -> None:
+    env = _make(env_id)
+    problems = []
+    for seed in range(8):
+        env.reset(seed=seed)
+        problems.append(_problem(env))
+    assert len(set(problems)) >= 6, problems
+
+
+def _problems_after(env: MathyGymEnv, seed: int, resets: int) -> List[str]:
+    env.reset(seed=seed)
+    problems = [_problem(env)]
+    for _ in range(resets):
+        env.reset()
+        problems.append(_problem(env))
+    return problems
+
+
+def test_seeded_reset_drives_the_problem_sequence() -> None:
+    env = _make("mathy-poly-normal-v0")
+    first = _problems_after(env, 11, 5)
+    assert _problems_after(env, 11, 5) == first
+    assert len(set(first)) > 1  # unseeded resets continue the seeded stream
+    # Gymnasium's np_random is the problem generator
+    assert env.mathy.np_random is env.np_random
+    # ... and it is the generator `reset(seed=...)` made: the same draws as a
+    # MathyEnv seeded the same way
+    env.reset(seed=123)
+    reference = PolySimplify(seed=123)
+    state, _ = reference.get_initial_state(env.env_problem_args, print_problem=False)
+    assert _problem(env) == state.agent.problem
+
+
+def test_seed_keyword_passes_through_make() -> None:
+    """`seed` is a MathyEnv keyword: an env made with it plays the same problems as
+    one reset with that seed."""
+    a = _make("mathy-poly-normal-v0", seed=5)
+    b = _make("mathy-poly-normal-v0", seed=5)
+    c = _make("mathy-poly-normal-v0")
+    a.reset()
+    b.reset()
+    c.reset(seed=5)
+    assert _problem(a) == _problem(b) == _problem(c)
+    for _ in range(3):
+        a.reset()
+        b.reset()
+        assert _problem(a) == _problem(b)
+
+
+def test_seeding_is_the_same_in_every_process() -> None:
+    code = (
+        "import gymnasium, mathy_envs.gym\n"
+        "env = gymnasium.make('mathy-poly-blockers-normal-v0')\n"
+        "env.reset(seed=2024)\n"
+        "for _ in range(3): env.reset()\n"
+        "print(env.unwrapped.state.agent.problem)\n"
+    )
+    outputs = []
+    for hashseed in ("0", "12345"):
+        result = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=ROOT,
+            env=_subprocess_env(PYTHONHASHSEED=hashseed),
+        )
+        assert result.returncode == 0, result.stderr
+        outputs.append(result.stdout.strip())
+    env = _make("mathy-poly-blockers-normal-v0")
+    env.reset(seed=2024)
+    for _ in range(3):
+        env.reset()
+    assert outputs == [_problem(env), _problem(env)]
+
+
+# -- masks -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("obs_type", OBS_TYPES)
+def test_info_mask_matches_action_masks(obs_type: str) -> None:
+    env = _make("mathy-poly-grouping-normal-v0", obs_type=obs_type)
+    obs, info = env.reset(seed=9)
+    for _ in range(10):
+        masks = env.action_masks()
+        assert masks.dtype == np.bool_ and masks.shape == (env.action_size,)
+        assert info["action_mask"].dtype == np.int8
+        np.testing.assert_array_equal(info["action_mask"], masks.astype(np.int8))
+        np.testing.assert_array_equal(info["action_mask"], _expected_mask(env))
+        action = int(np.flatnonzero(masks)[-1])
+        obs, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            break
+
+
+def test_action_space_sample_only_picks_valid_actions() -> None:
+    env = _make("mathy-poly-hard-v0")
+    _, info = env.reset(seed=4)
+    env.action_space.seed(4)
+    valid = set(np.flatnonzero(info["action_mask"]).tolist())
+    assert 1 < len(valid) < env.action_size
+    samples = {int(env.action_space.sample()) for _ in range(500)}
+    assert samples <= valid
+    assert len(samples) > 1  # sampling is spread over the valid actions
+    assert env.action_space.contains(np.int64(next(iter(valid))))
+
+
+def test_masked_discrete() -> None:
+    space = MaskedDiscrete(6, mask=[0, 1, 0, 0, 1, 0], seed=0)
+    assert isinstance(space, spaces.Discrete)
+    assert {int(space.sample()) for _ in range(200)} == {1, 4}
+    space.update_mask([0, 0, 1, 0, 0, 0])
+    assert {int(space.sample()) for _ in range(50)} == {2}
+    # an explicit mask still wins over the stored one
+    assert {
+        int(space.sample(mask=np.array([0, 0, 0, 0, 0, 1], np.int8))) for _ in range(20)
+    } == {5}
+    with pytest.raises(ValueError):
+        space.update_mask([1, 0])
+    space.update_mask(np.zeros(6))
+    assert 0 <= int(space.sample()) < 6  # nothing valid: any action
+
+
+@pytest.mark.parametrize("obs_type", OBS_TYPES)
+def test_mask_as_probabilities_sums_to_one(obs_type: str) -> None:
+    env = _make("mathy-poly-normal-v0", obs_type=obs_type, mask_as_probabilities=True)
+    obs, info = env.reset(seed=21)
+    for _ in range(8):
+        probabilities = _obs_mask(obs, env)
+        mask = info["action_mask"]
+        assert probabilities.sum() == pytest.approx(1.0, abs=1e-5)
+        assert np.all(probabilities >= 0)
+        np.testing.assert_array_equal(probabilities > 0, mask == 1)
+        np.testing.assert_allclose(probabilities[mask == 1], 1.0 / mask.sum(), rtol=1e-5)
+        assert env.observation_space.contains(obs)
+        obs, _, terminated, truncated, info = env.step(int(np.flatnonzero(mask)[0]))
+        if terminated or truncated:
+            break
+
+
+def test_mask_is_binary_without_probabilities() -> None:
+    env = _make("mathy-poly-normal-v0")
+    obs, info = env.reset(seed=21)
+    np.testing.assert_array_equal(_obs_mask(obs, env), info["action_mask"])
+    assert info["action_mask"].sum() > 1
+
+
+# -- keywords, invalid actions, rendering ------------------------------------------
+
+
+def test_mathy_env_keywords_pass_through_make() -> None:
+    rules = PolySimplify.core_rules()[:3]
+    env = _make(
+        "mathy-poly-easy-v0",
+        rules=rules,
+        max_moves=7,
+        verbose=False,
+        invalid_action_response="terminal",
+        reward_discount=0.5,
+        max_seq_len=40,
+        previous_state_penalty=False,
+        ops=["+", "-"],
+    )
+    mathy = env.mathy
+    assert [type(r) for r in mathy.rules] == [type(r) for r in rules]
+    assert mathy.max_moves == 7
+    assert mathy.verbose is False
+    assert mathy.invalid_action_response == "terminal"
+    assert mathy.reward_discount == 0.5
+    assert mathy.max_seq_len == 40
+    assert mathy.previous_state_penalty is False
+    assert env.action_size == 3 * 40 == env.action_space.n
+    assert env.observation_space.shape == (3 + 2 * 40 + 3 * 40,)
+    obs, info = env.reset(seed=0)
+    assert info["action_mask"].shape == (120,)
+    assert env.observation_space.contains(obs)
+    # "terminal": an invalid action ends the episode with the lose signal
+    invalid = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    obs, reward, terminated, truncated, info = env.step(invalid)
+    assert info["valid"] is False and terminated is True
+    assert reward == EnvRewards.LOSE
+    assert env.observation_space.contains(obs)
+
+    committed = _make("mathy-poly-easy-v0", preferred_term_commute=True)
+    assert committed.mathy.preferred_term_commute is True
+    swap = next(r for r in committed.mathy.rules if type(r).__name__ == "CommutativeSwapRule")
+    assert swap.preferred is True
+
+
+def test_invalid_actions_are_penalized_by_default() -> None:
+    env = _make("mathy-complex-easy-v0")
+    obs, info = env.reset(seed=0)
+    problem = _problem(env)
+    moves = env.state.agent.moves_remaining
+    invalid = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    obs, reward, terminated, truncated, info = env.step(invalid)
+    assert info["valid"] is False
+    assert reward == EnvRewards.INVALID_MOVE
+    assert not terminated and not truncated
+    assert info["change"].expression == problem == _problem(env)
+    assert env.state.agent.moves_remaining == moves - 1
+    assert env.observation_space.contains(obs)
+
+
+def test_fixed_problem_and_repeat_problem() -> None:
+    fixed = MathyGymEnv(ComplexSimplify, env_problem="4x * 2y", env_max_moves=9)
+    fixed.reset(seed=0)
+    assert _problem(fixed) == "4x * 2y"
+    assert fixed.state.max_moves == 9
+    fixed.reset(seed=1)
+    assert _problem(fixed) == "4x * 2y"
+    with pytest.raises(ValueError):
+        MathyGymEnv(ComplexSimplify, env_problem="4x * * (")
+
+    repeat = _make("mathy-poly-normal-v0", repeat_problem=True)
+    repeat.reset(seed=0)
+    first = _problem(repeat)
+    for seed in (1, 2, None):
+        repeat.reset(seed=seed)
+        assert _problem(repeat) == first
+
+
+def test_step_before_reset_raises() -> None:
+    env = _make("mathy-poly-easy-v0")
+    with pytest.raises(ValueError, match="reset"):
+        env.step(0)
+
+
+def test_render_ansi() -> None:
+    env = gymnasium.make("mathy-poly-easy-v0", render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert isinstance(text, str) and _problem(env.unwrapped) in text
+
+
+# -- oversize expressions ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("obs_type", OBS_TYPES)
+def test_oversize_step_ends_the_episode(obs_type: str) -> None:
+    # (x + 1)(x + 2) has 7 nodes; distributing the product gives 11 > 8
+    env = MathyGymEnv(
+        PolySimplify,
+        env_problem="(x + 1)(x + 2)",
+        max_seq_len=8,
+        obs_type=obs_type,
+    )
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    rules = [type(r).__name__ for r in env.mathy.rules]
+    distribute = rules.index("DistributiveMultiplyRule")
+    row = info["action_mask"].reshape(len(rules), 8)[distribute]
+    nodes = np.flatnonzero(row)
+    assert len(nodes) == 1
+    action = distribute * 8 + int(nodes[0])
+    obs, reward, terminated, truncated, info = env.step(action)
+    assert terminated is True
+    assert reward == EnvRewards.LOSE
+    assert env.observation_space.contains(obs)
+    assert info["valid"] is True
+    assert info["done"] is True and info["win"] is False
+    assert len(env.mathy.parse(info["change"].expression)) > 8
+    assert not info["action_mask"].any() and not env.action_masks().any()
+
+
+def test_oversize_expressions_in_random_play() -> None:
+    """Binomial hard with a small max_seq_len: every problem fits at reset, some
+    episodes grow too long and end cleanly with the lose signal."""
+    L = 13
+    env = _make("mathy-binomial-hard-v0", max_seq_len=L)
+    oversize = 0
+    for seed in range(30):
+        steps = _play_allowing_oversize(env, seed)
+        *_, (obs, reward, terminated, truncated, info) = steps
+        if len(env.mathy.parse(_problem(env))) > L:
+            oversize += 1
+            assert terminated is True and info["win"] is False
+            assert reward == EnvRewards.LOSE
+    assert oversize > 0
+
+
+def _play_allowing_oversize(env: MathyGymEnv, seed: int) -> List[Any]:
+    obs, info = env.reset(seed=seed)
+    assert len(env.mathy.parse(_problem(env))) <= env.mathy.max_seq_len
+    env.action_space.seed(seed)
+    steps = []
+    for _ in range(500):
+        assert env.observation_space.contains(obs)
+        action = env.action_space.sample()
+        assert info["action_mask"][action] == 1
+        obs, reward, terminated, truncated, info = env.step(action)
+        steps.append((obs, reward, terminated, truncated, info))
+        assert env.observation_space.contains(obs)
+        if terminated or truncated:
+            return steps
+    raise AssertionError("episode did not end")
+
+
+def test_reset_skips_problems_that_do_not_fit() -> None:
+    L = 9
+    env = _make("mathy-binomial-hard-v0", max_seq_len=L)
+    sizes = []
+    for seed in range(30):
+        obs, _ = env.reset(seed=seed)
+        sizes.append(len(env.mathy.parse(_problem(env))))
+        assert env.observation_space.contains(obs)
+    assert max(sizes) <= L
+    # the same seeds without the limit do draw longer problems
+    unlimited = _make("mathy-binomial-hard-v0")
+    longer = 0
+    for seed in range(30):
+        unlimited.reset(seed=seed)
+        longer += len(unlimited.mathy.parse(_problem(unlimited))) > L
+    assert longer > 0
+
+
+def test_reset_gives_up_when_max_seq_len_is_too_small() -> None:
+    env = _make("mathy-poly-hard-v0", max_seq_len=3)
+    with pytest.raises(ValueError, match=r"max_seq_len.*too small"):
+        env.reset(seed=0)
+
+
+# -- pickling and vector envs ------------------------------------------------------
+
+
+@pytest.mark.parametrize("obs_type", OBS_TYPES)
+def test_envs_pickle(obs_type: str) -> None:
+    made = gymnasium.make("mathy-poly-blockers-normal-v0", obs_type=obs_type)
+    pickle.loads(pickle.dumps(made))  # before reset, with gymnasium's wrappers
+    env = made.unwrapped
+    obs, info = env.reset(seed=8)
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    clone = pickle.loads(pickle.dumps(env))
+    assert type(clone) is type(env)
+    assert _problem(clone) == _problem(env)
+    assert clone.state.to_string() == env.state.to_string()
+    np.testing.assert_array_equal(clone.action_masks(), env.action_masks())
+    # both continue identically, including their random streams
+    action = int(np.flatnonzero(env.action_masks())[-1])
+    out_a = env.step(action)
+    out_b = clone.step(action)
+    _assert_same_obs(out_a[0], out_b[0])
+    assert out_a[1:4] == out_b[1:4]
+    env.reset()
+    clone.reset()
+    assert _problem(clone) == _problem(env)
+
+
+@pytest.mark.parametrize("obs_type", ["flat", "message_passing"])
+def test_async_vector_env(obs_type: str) -> None:
+    env_fns = [
+        lambda: gymnasium.make("mathy-poly-easy-v0", obs_type=obs_type) for _ in range(2)
+    ]
+    envs = gymnasium.vector.AsyncVectorEnv(env_fns)
+    try:
+        obs, infos = envs.reset(seed=[1, 2])
+        assert envs.observation_space.contains(obs)
+        rng = np.random.default_rng(0)
+        episodes_ended = 0
+        valid_steps = 0
+        for _ in range(100):
+            masks = infos["action_mask"]
+            assert masks.shape == (2, envs.single_action_space.n)
+            actions = []
+            for mask in masks:
+                valid = np.flatnonzero(mask)
+                # an all-zero mask follows a finished episode: the next step is
+                # gymnasium's autoreset and ignores the action
+                actions.append(int(rng.choice(valid)) if len(valid) else 0)
+            obs, rewards, terminated, truncated, infos = envs.step(np.array(actions))
+            assert envs.observation_space.contains(obs)
+            assert np.all(np.isfinite(rewards))
+            if "valid" in infos:
+                valid_steps += int(infos["valid"][infos["_valid"]].sum())
+                assert infos["valid"][infos["_valid"]].all()
+            episodes_ended += int(np.sum(terminated | truncated))
+        assert episodes_ended > 0
+        assert valid_steps > 150
+    finally:
+        envs.close()
+
+
+# -- the MaskablePPO example -------------------------------------------------------
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("sb3_contrib") is None, reason="sb3-contrib is not installed"
+)
+def test_maskable_ppo_example_runs() -> None:
+    result = subprocess.run(
+        [sys.executable, str(SNIPPET)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=SNIPPET.parent,
+        env=_subprocess_env(),
+    )
+    assert result.returncode == 0, result.stderr
+    match = re.search(r"win rate: ([0-9.]+)", result.stdout)
+    assert match, result.stdout
+    assert 0.0 <= float(match.group(1)) <= 1.0
