@@ -1,0 +1,1 @@
+mathy-envs list

@@ -1,0 +1,1 @@
+mathy-envs problems poly --difficulty normal -n 5 --seed 1

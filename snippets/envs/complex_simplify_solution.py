@@ -1,0 +1,27 @@
+"""Solve 3a * a^2 * 5b in ComplexSimplify, one (rule, node) action at a time.
+
+The actions were found by a breadth-first search over the valid moves.
+"""
+
+from mathy_envs import MathyEnvState, envs
+from mathy_envs.time_step import is_terminal_transition
+
+env = envs.ComplexSimplify()
+state = MathyEnvState(
+    problem="3a * a^2 * 5b",
+    max_moves=24,  # 3 factors x 8 moves
+    num_rules=len(env.rules),
+    problem_type=env.get_env_namespace(),
+)
+actions = [(5, 3), (0, 5), (0, 5)]  # (rule index, node index)
+
+print(f"{'start':<34} {state.agent.problem}")
+for rule_index, node_index in actions:
+    rule = env.rules[rule_index]
+    state, time_step, change = env.get_next_state(state, (rule_index, node_index))
+    step = f"{rule.name} at node {node_index}"
+    print(f"{step:<34} {state.agent.problem:<28} reward {time_step.reward:+.2f}")
+
+assert is_terminal_transition(time_step), "the episode is over"
+assert time_step.reward == env.get_win_signal(state), "and it is a win"
+print(f"won in {len(actions)} of {state.max_moves} moves")

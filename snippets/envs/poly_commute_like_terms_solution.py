@@ -1,0 +1,27 @@
+"""Solve 4x + 2y + 7z + 3x in PolyCommuteLikeTerms, one (rule, node) action at a time.
+
+The actions were found by a breadth-first search over the valid moves.
+"""
+
+from mathy_envs import MathyEnvState, envs
+from mathy_envs.time_step import is_terminal_transition
+
+env = envs.PolyCommuteLikeTerms()
+state = MathyEnvState(
+    problem="4x + 2y + 7z + 3x",
+    max_moves=12,  # complexity 3 (2 blockers + 1) x 4 moves
+    num_rules=len(env.rules),
+    problem_type=env.get_env_namespace(),
+)
+actions = [(1, 3), (1, 7)]  # (rule index, node index)
+
+print(f"{'start':<34} {state.agent.problem}")
+for rule_index, node_index in actions:
+    rule = env.rules[rule_index]
+    state, time_step, change = env.get_next_state(state, (rule_index, node_index))
+    step = f"{rule.name} at node {node_index}"
+    print(f"{step:<34} {state.agent.problem:<28} reward {time_step.reward:+.2f}")
+
+assert is_terminal_transition(time_step), "the episode is over"
+assert time_step.reward == env.get_win_signal(state), "and it is a win"
+print(f"won in {len(actions)} of {state.max_moves} moves")
