@@ -7,6 +7,7 @@ strings, so a seed yields the same problems in every process. Generators whose
 families can produce an already-won problem retry (at most `MAX_ATTEMPTS` times).
 """
 
+from dataclasses import dataclass
 from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
@@ -397,13 +398,27 @@ def complex_product(rng: np.random.Generator, num_factors: int) -> GeneratedProb
 # -- BinomialDistribute -------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class BinomialStyle:
+    """Knobs of the binomial families: how often a term gets a coefficient or a
+    power, how often a binomial's second term is another variable, and whether
+    variables come from the common `x, y, z`."""
+
+    coefficient_probability: float = 0.0
+    power_probability: float = 0.0
+    second_variable_probability: float = 0.0
+    common_variables: bool = True
+
+
 def _binomial_terms(
-    rng: np.random.Generator, variable: str, hard: bool
+    rng: np.random.Generator, variable: str, style: BinomialStyle
 ) -> Tuple[str, str]:
-    exponent = rand_int(rng, 2, 3) if hard and chance(rng, 0.5) else None
-    coefficient = rand_coefficient(rng, 2) if hard and chance(rng, 0.5) else None
+    exponent = rand_int(rng, 2, 3) if chance(rng, style.power_probability) else None
+    coefficient = (
+        rand_coefficient(rng, 2) if chance(rng, style.coefficient_probability) else None
+    )
     head = term_text(coefficient, variable, exponent)
-    if hard and chance(rng, 0.3):
+    if chance(rng, style.second_variable_probability):
         other = rand_variable(rng)
         tail = term_text(rand_coefficient(rng, 2), other if other != variable else None)
     else:
@@ -411,38 +426,42 @@ def _binomial_terms(
     return head, tail
 
 
-def binomial_times_binomial(rng: np.random.Generator, hard: bool = False) -> GeneratedProblem:
-    """`(x + 2)(x + 3)`; with `hard`, powers, coefficients and a second variable.
-    Complexity: 4 (the terms of the two factors)."""
+def binomial_times_binomial(
+    rng: np.random.Generator, style: BinomialStyle = BinomialStyle()
+) -> GeneratedProblem:
+    """`(x + 2)(x + 3)`, with coefficients, powers and a second variable as often
+    as `style` says. Complexity: 4 (the terms of the two factors)."""
 
     def build() -> GeneratedProblem:
-        variable = rand_variable(rng, common=not hard)
-        a, b = _binomial_terms(rng, variable, hard)
-        c, d = _binomial_terms(rng, variable, hard)
+        variable = rand_variable(rng, common=style.common_variables)
+        a, b = _binomial_terms(rng, variable, style)
+        c, d = _binomial_terms(rng, variable, style)
         return GeneratedProblem(f"({a} + {b})({c} + {d})", 4)
 
     return retry(build, _tree_check(is_simplified), "binomial_times_binomial")
 
 
-def binomial_times_monomial(rng: np.random.Generator, hard: bool = False) -> GeneratedProblem:
-    """`(k + 2) * k`; with `hard`, powers and coefficients.
+def binomial_times_monomial(
+    rng: np.random.Generator, style: BinomialStyle = BinomialStyle()
+) -> GeneratedProblem:
+    """`(k + 2) * k`, with coefficients and powers as often as `style` says.
     Complexity: 3 (the terms of the two factors)."""
 
     def build() -> GeneratedProblem:
-        variable = rand_variable(rng, common=not hard)
-        a, b = _binomial_terms(rng, variable, hard)
-        exponent = rand_int(rng, 2, 3) if hard and chance(rng, 0.5) else None
-        monomial = term_text(
-            rand_coefficient(rng, 2) if hard and chance(rng, 0.5) else None,
-            variable,
-            exponent,
+        variable = rand_variable(rng, common=style.common_variables)
+        a, b = _binomial_terms(rng, variable, style)
+        exponent = rand_int(rng, 2, 3) if chance(rng, style.power_probability) else None
+        coefficient = (
+            rand_coefficient(rng, 2) if chance(rng, style.coefficient_probability) else None
         )
+        monomial = term_text(coefficient, variable, exponent)
         return GeneratedProblem(f"({a} + {b}) * {monomial}", 3)
 
     return retry(build, _tree_check(is_simplified), "binomial_times_monomial")
 
 
 __all__ = (
+    "BinomialStyle",
     "COMMON_VARIABLES",
     "binomial_times_binomial",
     "binomial_times_monomial",

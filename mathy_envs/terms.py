@@ -8,10 +8,13 @@ from typing import Hashable, List, Optional, Sequence, Set
 
 from mathy_core import (
     MathExpression,
+    MultiplyExpression,
     TermResult,
+    VariableExpression,
     get_term,
     get_terms,
     has_like_terms,
+    is_add_or_sub,
     is_preferred_term_form,
 )
 from mathy_core.rules import DistributiveFactorOutRule
@@ -31,18 +34,53 @@ def factor_out_applies(expression: MathExpression) -> bool:
     return any(_FACTOR_OUT.can_apply_to(node) for node in expression.to_list("inorder"))
 
 
+def sum_terms(expression: MathExpression) -> List[MathExpression]:
+    """The terms of the sum at the expression's root, left to right: the nodes
+    reached from the root through add and subtract nodes only. Unlike `get_terms`,
+    the constants inside a factored `(4 + 2) * x` are not terms of their own."""
+    terms: List[MathExpression] = []
+    stack: List[MathExpression] = [expression.get_root()]
+    while stack:
+        node = stack.pop()
+        if is_add_or_sub(node) and node.left is not None and node.right is not None:
+            stack.extend((node.right, node.left))
+        else:
+            terms.append(node)
+    return terms
+
+
+def _without_constant_factors(term: MathExpression) -> MathExpression:
+    """A product's factor that holds its variables: `x` for `(4 + 2) * x`."""
+    node = term
+    while isinstance(node, MultiplyExpression):
+        left, right = node.left, node.right
+        if left is None or right is None:
+            break
+        if not left.find_type(VariableExpression):
+            node = right
+        elif not right.find_type(VariableExpression):
+            node = left
+        else:
+            break
+    return node
+
+
 def term_kind(term: MathExpression) -> Hashable:
     """What makes terms alike: their sorted variables and exponent. Plain
-    constants share one kind; a node that is not a simple term is its own kind."""
+    constants share one kind; constant factors are ignored, so the factored
+    `(4 + 2) * x` is alike with `x`; any other node that is not a simple term is
+    its own kind."""
     result = get_term(term)
+    if not isinstance(result, TermResult):
+        result = get_term(_without_constant_factors(term))
     if not isinstance(result, TermResult):
         return ("not-a-term", id(term))
     return (tuple(sorted(result.variables)), result.exponent)
 
 
 def term_kinds(expression: MathExpression) -> List[Hashable]:
-    """The kind of every term of the expression, left to right."""
-    return [term_kind(term) for term in get_terms(expression)]
+    """The kind of every term of the expression's sum, left to right."""
+    return [term_kind(term) for term in sum_terms(expression)]
 
 
 def like_terms_grouped(expression: MathExpression) -> bool:
@@ -62,12 +100,12 @@ def like_terms_grouped(expression: MathExpression) -> bool:
 
 
 def like_term_indexes(nodes: Sequence[MathExpression]) -> List[int]:
-    """Indexes into `nodes` (a tree's in-order node list) of the term nodes that
-    have a like term elsewhere in the expression."""
+    """Indexes into `nodes` (a tree's in-order node list) of the terms of the sum
+    (`sum_terms`) that have a like term elsewhere in it."""
     if not nodes:
         return []
     index_of = {id(node): index for index, node in enumerate(nodes)}
-    terms = get_terms(nodes[0].get_root())
+    terms = sum_terms(nodes[0].get_root())
     kinds = [term_kind(term) for term in terms]
     return sorted(
         index_of[id(term)]
@@ -77,11 +115,12 @@ def like_term_indexes(nodes: Sequence[MathExpression]) -> List[int]:
 
 
 def term_indexes(nodes: Sequence[MathExpression]) -> List[int]:
-    """Indexes into `nodes` (a tree's in-order node list) of its term nodes."""
+    """Indexes into `nodes` (a tree's in-order node list) of the terms of the sum
+    (`sum_terms`)."""
     if not nodes:
         return []
     index_of = {id(node): index for index, node in enumerate(nodes)}
-    terms = get_terms(nodes[0].get_root())
+    terms = sum_terms(nodes[0].get_root())
     return sorted(index_of[id(term)] for term in terms if id(term) in index_of)
 
 
@@ -90,6 +129,7 @@ __all__ = (
     "is_simplified",
     "like_term_indexes",
     "like_terms_grouped",
+    "sum_terms",
     "term_indexes",
     "term_kind",
     "term_kinds",

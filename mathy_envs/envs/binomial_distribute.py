@@ -1,8 +1,24 @@
 """BinomialDistribute: multiply out binomials and simplify the result."""
 
-from ..problems import binomial_times_binomial, binomial_times_monomial, chance
+from ..problems import (
+    BinomialStyle,
+    binomial_times_binomial,
+    binomial_times_monomial,
+    chance,
+)
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .goal import SimplifyGoalEnv
+
+STYLES = {
+    MathyEnvDifficulty.easy: BinomialStyle(),
+    MathyEnvDifficulty.normal: BinomialStyle(coefficient_probability=0.5),
+    MathyEnvDifficulty.hard: BinomialStyle(
+        coefficient_probability=0.5,
+        power_probability=0.5,
+        second_variable_probability=0.3,
+        common_variables=False,
+    ),
+}
 
 
 class BinomialDistribute(SimplifyGoalEnv):
@@ -30,8 +46,9 @@ class BinomialDistribute(SimplifyGoalEnv):
 
     ## Starting State
     Binomial times binomial (complexity 4) or binomial times monomial (complexity
-    3), each half the time. Easy and normal use one simple variable and constants;
-    hard uses powers, coefficients and a second variable.
+    3), each half the time. Easy uses one simple variable and constants; normal
+    adds coefficients (`(2x + 3)(x + 5)`); hard adds powers, any variable and a
+    second variable.
 
     ## Episode End
     Won when no like terms remain and every term is in preferred form; lost after
@@ -45,9 +62,9 @@ class BinomialDistribute(SimplifyGoalEnv):
         return "mathy.binomials.mulptiply"
 
     def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        hard = params.difficulty is MathyEnvDifficulty.hard
+        style = STYLES[params.difficulty]
         if chance(self.np_random, 0.5):
-            text, complexity = binomial_times_binomial(self.np_random, hard)
+            text, complexity = binomial_times_binomial(self.np_random, style)
         else:
-            text, complexity = binomial_times_monomial(self.np_random, hard)
+            text, complexity = binomial_times_monomial(self.np_random, style)
         return MathyEnvProblem(text, complexity, self.get_env_namespace())

@@ -1,0 +1,162 @@
+"""Win predicates over terms (`mathy_envs.terms`), checked on hand-made
+expressions whose answers are reasoned out in the comments."""
+
+from typing import List
+
+import pytest
+from mathy_core import ExpressionParser, MathExpression
+
+from mathy_envs.terms import (
+    factor_out_applies,
+    is_simplified,
+    like_term_indexes,
+    like_terms_grouped,
+    sum_terms,
+    term_indexes,
+    term_kind,
+    term_kinds,
+)
+
+
+def parse(text: str) -> MathExpression:
+    return ExpressionParser().parse(text)
+
+
+def inorder(text: str) -> List[MathExpression]:
+    return parse(text).to_list("inorder")
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("4x + 2y", True),
+        ("x", True),
+        ("12", True),
+        ("x^2 + x + 3", True),  # x^2 and x are different kinds
+        ("6x + 4x^2", True),
+        ("4x + 2x", False),  # like terms
+        ("3 + 4", False),  # two constants are like terms
+        ("x * 4", False),  # the coefficient belongs on the left
+        ("2 * 3x", False),  # two coefficients
+        ("x * x", False),  # a repeated variable
+        ("(4 + 2) * x", False),  # not a simple term
+        ("4x + y + 2x", False),  # like terms need not be adjacent
+    ],
+)
+def test_is_simplified(text: str, expected: bool) -> None:
+    assert is_simplified(parse(text)) is expected
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("4x + 2x", True),
+        ("4x + 2x + y", True),
+        ("y + 4x + 2x", True),
+        ("x^2 + 3x^2", True),
+        ("x + x", True),
+        ("4x + y + 2x", False),  # separated by y
+        ("4x + 2y", False),  # no common variable
+        ("x^2 + x", False),  # different exponents
+        ("x + y", False),
+        ("4x", False),
+    ],
+)
+def test_factor_out_applies(text: str, expected: bool) -> None:
+    assert factor_out_applies(parse(text)) is expected
+
+
+@pytest.mark.parametrize(
+    "one,two,alike",
+    [
+        ("4x", "x", True),
+        ("4x", "x * 4", True),
+        ("x^2", "3x^2", True),
+        ("4", "7", True),  # plain constants are one kind
+        ("4x", "4x^2", False),
+        ("4x", "4y", False),
+        ("4x", "4", False),
+        ("x^2", "x^3", False),
+    ],
+)
+def test_term_kind(one: str, two: str, alike: bool) -> None:
+    assert (term_kind(parse(one)) == term_kind(parse(two))) is alike
+
+
+def test_factored_term_is_alike_with_its_variable() -> None:
+    # the factored (4 + 2) * x is an x term; (4 + 2) * x^2 an x^2 term
+    assert term_kind(parse("(4 + 2) * x")) == term_kind(parse("3x"))
+    assert term_kind(parse("x * (4 + 2)")) == term_kind(parse("3x"))
+    assert term_kind(parse("(4 + 2) * x^2")) == term_kind(parse("x^2"))
+    assert term_kind(parse("(4 + 2) * x^2")) != term_kind(parse("x"))
+
+
+def test_sum_terms_are_the_terms_of_the_sum_left_to_right() -> None:
+    assert [str(t) for t in sum_terms(parse("4x + (2y + x) + 7"))] == ["4x", "2y", "x", "7"]
+    assert [str(t) for t in sum_terms(parse("4x - 2y"))] == ["4x", "2y"]
+    # a factored term is one term; its constants are not terms of their own
+    assert [str(t) for t in sum_terms(parse("(4 + 2) * x + y"))] == ["(4 + 2) * x", "y"]
+    assert [str(t) for t in sum_terms(parse("4x * 2y"))] == ["4x * 2y"]
+
+
+def test_term_kinds() -> None:
+    kinds = term_kinds(parse("4x + 2y + x + 7x^2"))
+    assert len(kinds) == 4
+    assert kinds[0] == kinds[2]
+    assert len({kinds[0], kinds[1], kinds[3]}) == 3
+    assert len(term_kinds(parse("(4 + 2) * x + y"))) == 2
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("4x + x + 2y", True),
+        ("2y + 4x + x", True),
+        ("4x + 2y", True),  # every kind appears once
+        ("4x + 2x", True),
+        ("x^2 + 3x + 5x + 2y + y", True),
+        ("4x + (x + 2y)", True),  # parentheses do not matter
+        ("x * 4 + x + 2y", True),
+        ("3 + 4 + x", True),
+        ("4x + 2y + x", False),
+        ("x^2 + 3x + 5x^2", False),  # x^2 split by x
+        ("4x + (2y + x)", False),
+        ("3 + x + 4", False),  # constants are one kind
+        ("2y + 4x + 3y + x", False),
+        # factored terms keep their kind: x, y, z each once ...
+        ("(4 + 2) * x + y + (3 + 5) * z", True),
+        ("3x + (4 + 2) * x + y", True),
+        # ... and a factored x still has to sit next to the other x terms
+        ("(4 + 2) * x + y + 3x", False),
+        ("9y + (9 + 9) * y + (t + (1 + 10) * y)", False),
+    ],
+)
+def test_like_terms_grouped(text: str, expected: bool) -> None:
+    assert like_terms_grouped(parse(text)) is expected
+
+
+# "4x + 2y + 9k + 3x" in order: 4 * x + 2 * y + 9 * k + 3 * x
+#                               0 1 2 3 4 5 6 7 8 9 10 11 12 13 14
+# "x + y + x" in order:          x + y + x
+#                               0 1 2 3 4
+# "2x^2 + 3x + x^2" in order:    2 * x ^ 2 + 3 * x + x  ^  2
+#                               0 1 2 3 4 5 6 7 8 9 10 11 12
+@pytest.mark.parametrize(
+    "text,terms,likes",
+    [
+        ("4x + 2y + 9k + 3x", [1, 5, 9, 13], [1, 13]),
+        ("x + y + x", [0, 2, 4], [0, 4]),
+        ("2x^2 + 3x + x^2", [1, 7, 11], [1, 11]),
+        ("4x + 2y", [1, 5], []),
+        ("4x + 2x + 2x", [1, 5, 9], [1, 5, 9]),
+    ],
+)
+def test_term_and_like_term_indexes(text: str, terms: List[int], likes: List[int]) -> None:
+    nodes = inorder(text)
+    assert term_indexes(nodes) == terms
+    assert like_term_indexes(nodes) == likes
+
+
+def test_indexes_of_no_nodes() -> None:
+    assert term_indexes([]) == []
+    assert like_term_indexes([]) == []
