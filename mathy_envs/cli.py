@@ -2,6 +2,7 @@
 step by step with the swarm planner, play episodes and benchmark throughput."""
 
 import argparse
+import os
 import sys
 import time
 from typing import IO, Any, List, NoReturn, Optional, Sequence
@@ -34,6 +35,12 @@ def _env_class(task: str) -> Any:
         raise UsageError(
             f"unknown env {task!r} (choose from {', '.join(ENV_TASKS)})"
         ) from None
+
+
+def _seed(value: Optional[int], flag: str = "--seed") -> Optional[int]:
+    if value is not None and value < 0:
+        raise UsageError(f"{flag} must be a non-negative integer, got {value}")
+    return value
 
 
 def _difficulty(value: str) -> MathyEnvDifficulty:
@@ -94,7 +101,7 @@ def cmd_list(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def cmd_problems(args: argparse.Namespace, out: IO[str]) -> int:
-    env: MathyEnv = _env_class(args.env)(seed=args.seed)
+    env: MathyEnv = _env_class(args.env)(seed=_seed(args.seed))
     config = MathyEnvProblemArgs(_difficulty(args.difficulty))
     if args.n < 0:
         raise UsageError(f"-n must not be negative, got {args.n}")
@@ -105,11 +112,9 @@ def cmd_problems(args: argparse.Namespace, out: IO[str]) -> int:
 
 def cmd_solve(args: argparse.Namespace, out: IO[str]) -> int:
     env: MathyEnv = _env_class(args.env)()
-    config = SwarmConfig(seed=args.seed, max_moves=args.max_moves)
-    try:
-        env.parse(args.problem)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    if args.max_moves is not None and args.max_moves < 1:
+        raise UsageError(f"--max-moves must be at least 1, got {args.max_moves}")
+    config = SwarmConfig(seed=_seed(args.seed), max_moves=args.max_moves)
     started = time.perf_counter()
     solution = swarm_solve(args.problem, config, env)
     elapsed = time.perf_counter() - started
@@ -148,7 +153,7 @@ def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
         raise UsageError(f"unknown agent {args.agent!r} (choose from random, swarm)")
     if args.episodes < 1:
         raise UsageError(f"--episodes must be at least 1, got {args.episodes}")
-    env: MathyEnv = _env_class(args.env)(seed=args.seed)
+    env: MathyEnv = _env_class(args.env)(seed=_seed(args.seed))
     config = MathyEnvProblemArgs(_difficulty(args.difficulty))
     rng = np.random.default_rng(args.seed)
     wins, total_reward, steps = 0, 0.0, 0
@@ -267,6 +272,15 @@ def main(argv: Optional[List[str]] = None, out: IO[str] = sys.stdout) -> int:
     except KeyboardInterrupt:
         print("mathy-envs: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `mathy-envs problems poly -n 1000 | head`):
+        # stop quietly, and keep the interpreter's final flush from failing too.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

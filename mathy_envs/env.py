@@ -453,7 +453,15 @@ class MathyEnv:
         features = env_state.to_mathy_observation(
             move_mask=self._mask_of(agent.problem), parser=self._parser
         )
-        custom = self.transition_fn(env_state, parsed.tree, features)
+        try:
+            custom = self.transition_fn(env_state, parsed.tree, features)
+        except AssertionError as error:
+            # mathy_core's term helpers assert on input they were not written for
+            # (an equation such as "x = 2" in a polynomial task).
+            raise ValueError(
+                f"{type(self).__name__} cannot judge {agent.problem!r}: mathy_core "
+                f"rejected it ({error or 'assertion failed'})"
+            ) from error
         if custom is not None:
             return custom
         if agent.moves_remaining <= 0:

@@ -50,6 +50,10 @@ class SwarmConfig:
             raise ValueError(f"n_walkers must be at least 1, got {self.n_walkers}")
         if self.max_iters < 0:
             raise ValueError(f"max_iters must not be negative, got {self.max_iters}")
+        if not (np.isfinite(self.balance) and self.balance >= 0):
+            raise ValueError(f"balance must be a finite number >= 0, got {self.balance}")
+        if self.max_moves is not None and self.max_moves < 1:
+            raise ValueError(f"max_moves must be at least 1, got {self.max_moves}")
 
 
 @dataclass
@@ -96,10 +100,20 @@ def _start_state(
     problem: Union[str, MathyEnvState], env: MathyEnv, config: SwarmConfig
 ) -> MathyEnvState:
     if isinstance(problem, MathyEnvState):
-        return problem
-    if not isinstance(problem, str):
+        text = problem.agent.problem
+    elif isinstance(problem, str):
+        text = problem
+    else:
         raise ValueError(f"problem must be a text or a MathyEnvState, got {problem!r}")
-    env.parse(problem)  # ValueError quoting the text when it does not parse
+    # ValueError quoting the text when it does not parse.
+    nodes = env.node_count(text)
+    if nodes > env.max_seq_len:
+        raise ValueError(
+            f"problem {text!r} has {nodes} nodes, more than "
+            f"max_seq_len={env.max_seq_len}"
+        )
+    if isinstance(problem, MathyEnvState):
+        return problem
     moves = config.max_moves if config.max_moves is not None else env.max_moves
     return MathyEnvState(
         problem=problem,
@@ -174,6 +188,8 @@ class _Swarm:
         start = env.get_state_transition(self.root)
         if is_terminal_transition(start):
             return SwarmSolution(start.reward > 0, [], [], 0.0, 0)
+        if not env.valid_moves_array(self.root).any():
+            return SwarmSolution(False, [], [], 0.0, 0)
         states: List[MathyEnvState] = [self.root] * size
         paths: List[Optional[_Step]] = [None] * size
         rewards = np.zeros(size)
