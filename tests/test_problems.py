@@ -16,19 +16,16 @@ from typing import Callable, Dict, List, Sequence, Tuple
 
 import numpy as np
 import pytest
+from oracles import factor_out_anywhere, like_pairs, parse, simplified
 from mathy_core import (
     AddExpression,
-    ExpressionParser,
     MathExpression,
     MultiplyExpression,
     VariableExpression,
     get_term_ex,
     get_terms,
-    has_like_terms,
-    is_preferred_term_form,
     terms_are_like,
 )
-from mathy_core.rules import DistributiveFactorOutRule
 
 from mathy_envs.parsing import parse as parse_for_env
 from mathy_envs.envs.binomial_distribute import STYLES
@@ -49,32 +46,11 @@ from mathy_envs.problems import (
 )
 
 REPO = Path(__file__).resolve().parents[1]
-PARSER = ExpressionParser()
 MAX_NODES = 128
 
 
-def parse(text: str) -> MathExpression:
-    return PARSER.parse(text)
 
 
-def simplified(tree: MathExpression) -> bool:
-    if has_like_terms(tree):
-        return False
-    return all(is_preferred_term_form(term) for term in get_terms(tree))
-
-
-def like_pairs(terms: Sequence[MathExpression]) -> List[Tuple[int, int]]:
-    return [
-        (i, j)
-        for i in range(len(terms))
-        for j in range(i + 1, len(terms))
-        if terms_are_like(terms[i], terms[j])
-    ]
-
-
-def factor_out_anywhere(tree: MathExpression) -> bool:
-    rule = DistributiveFactorOutRule()
-    return any(rule.can_apply_to(node) for node in tree.to_list("inorder"))
 
 
 def split_kind(terms: Sequence[MathExpression]) -> bool:

@@ -15,15 +15,15 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Type
+from typing import Callable, Dict, List, Optional, Tuple, Type
 
 import numpy as np
 import pytest
+from oracles import factor_out_anywhere, like_pairs, parse, simplified
 from mathy_core import (
     AddExpression,
     BaseRule,
     ConstantExpression,
-    ExpressionParser,
     MathExpression,
     MultiplyExpression,
     PowerExpression,
@@ -31,9 +31,6 @@ from mathy_core import (
     VariableExpression,
     get_term_ex,
     get_terms,
-    has_like_terms,
-    is_preferred_term_form,
-    terms_are_like,
 )
 from mathy_core.rules import (
     AssociativeSwapRule,
@@ -80,35 +77,13 @@ CORE_RULE_TYPES: List[Type[BaseRule]] = [
     RestateSubtractionRule,
 ]
 
-PARSER = ExpressionParser()
 
-
-def parse(text: str) -> MathExpression:
-    return PARSER.parse(text)
 
 
 # -- independent oracles ------------------------------------------------------------
 
 
-def simplified(tree: MathExpression) -> bool:
-    """SPEC's "simplified", straight from mathy_core."""
-    if has_like_terms(tree):
-        return False
-    return all(is_preferred_term_form(term) for term in get_terms(tree))
 
-
-def like_pairs(terms: Sequence[MathExpression]) -> List[Tuple[int, int]]:
-    return [
-        (i, j)
-        for i in range(len(terms))
-        for j in range(i + 1, len(terms))
-        if terms_are_like(terms[i], terms[j])
-    ]
-
-
-def factor_out_anywhere(tree: MathExpression) -> bool:
-    rule = DistributiveFactorOutRule()
-    return any(rule.can_apply_to(node) for node in tree.to_list("inorder"))
 
 
 def summands(tree: MathExpression) -> List[MathExpression]:

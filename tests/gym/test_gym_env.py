@@ -13,7 +13,7 @@ import subprocess
 import sys
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 import mathy_core  # noqa: F401  (first: its dependency colr warns at import time)
 import numpy as np
