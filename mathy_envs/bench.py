@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 from mathy_core import BaseRule, ExpressionParser, MathExpression
 
-from .env import MathyEnv
+from .env import MathyEnv, sample_valid_action
 from .envs import BinomialDistribute, ComplexSimplify, PolySimplify
 from .observations import ObservationType
 from .parsing import default_parser, expression_cache
@@ -88,12 +88,10 @@ def play(
         state.to_observation(
             move_mask=mask, parser=env.parser, max_seq_len=env.max_seq_len, obs_type=obs_type
         )
-        choices = np.flatnonzero(mask)
-        if choices.size == 0:
+        action = sample_valid_action(mask, rng)
+        if action is None:
             state, _ = env.get_initial_state(config, print_problem=False)
             continue
-        flat = int(choices[int(rng.integers(choices.size))])
-        action = (flat // mask.shape[1], flat % mask.shape[1])
         taken.append((state.agent.problem, action))
         state, time_step, _ = env.get_next_state(state, action)
         if is_terminal_transition(time_step):
@@ -183,15 +181,11 @@ def memory_mb(count: int) -> float:
     states: List[MathyEnvState] = []
     state, _ = env.get_initial_state(config, print_problem=False)
     while len(states) < count:
-        mask = env.valid_moves_array(state)
-        choices = np.flatnonzero(mask)
-        if choices.size == 0:
+        action = sample_valid_action(env.valid_moves_array(state), rng)
+        if action is None:
             state, _ = env.get_initial_state(config, print_problem=False)
             continue
-        flat = int(choices[int(rng.integers(choices.size))])
-        state, time_step, _ = env.get_next_state(
-            state, (flat // mask.shape[1], flat % mask.shape[1])
-        )
+        state, time_step, _ = env.get_next_state(state, action)
         states.append(state)
         if is_terminal_transition(time_step):
             state, _ = env.get_initial_state(config, print_problem=False)

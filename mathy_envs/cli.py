@@ -9,7 +9,7 @@ from typing import IO, Any, List, NoReturn, Optional, Sequence
 
 import numpy as np
 
-from .env import MathyEnv
+from .env import MathyEnv, sample_valid_action
 from .envs import ENV_TASKS
 from .state import MathyEnvState
 from .swarm import SwarmConfig, swarm_solve
@@ -193,14 +193,10 @@ def _random_episode(
     """Masked random play until the episode ends: (won, total reward, steps)."""
     total, steps = 0.0, 0
     while True:
-        mask = env.valid_moves_array(state)
-        choices = np.flatnonzero(mask)
-        if choices.size == 0:
+        action = sample_valid_action(env.valid_moves_array(state), rng)
+        if action is None:
             return False, total, steps
-        flat = int(choices[int(rng.integers(choices.size))])
-        state, time_step, _ = env.get_next_state(
-            state, (flat // mask.shape[1], flat % mask.shape[1])
-        )
+        state, time_step, _ = env.get_next_state(state, action)
         total += time_step.reward
         steps += 1
         if is_terminal_transition(time_step):

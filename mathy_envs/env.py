@@ -52,6 +52,18 @@ FINALIZE_POINTS = 2
 _NO_RULE = BaseRule()
 
 
+def sample_valid_action(
+    mask: MaskArray, rng: np.random.Generator
+) -> Optional[ActionType]:
+    """A uniformly random `(rule, node)` among the 1s of a `(num_rules, num_nodes)`
+    mask (one draw from `rng`), or None when the mask has none."""
+    choices = np.flatnonzero(mask)
+    if choices.size == 0:
+        return None
+    flat = int(choices[int(rng.integers(choices.size))])
+    return flat // mask.shape[1], flat % mask.shape[1]
+
+
 class MathyEnv:
     """Implement a math solving game where a player wins by executing the right
     sequence of actions to reduce a math expression to an agreeable basic
@@ -654,4 +666,4 @@ class MathyEnv:
             self.print_state(state, name, node_index, None, reward, pretty)
 
 
-__all__ = ("INVALID_ACTION_RESPONSES", "MathyEnv")
+__all__ = ("INVALID_ACTION_RESPONSES", "MathyEnv", "sample_valid_action")

@@ -159,13 +159,13 @@ def write_mask(
 
 
 def action_mask(
-    move_mask: Optional[MoveMask], num_rules: int, max_seq_len: int
+    mask: Optional[npt.NDArray[Any]], num_rules: int, max_seq_len: int
 ) -> FloatArray:
-    """The flattened `R * L` 0/1 mask, row-major `(rule, node)`, zero padded.
+    """The flattened `R * L` 0/1 mask, row-major `(rule, node)`, zero padded;
+    `mask` comes from `mask_matrix`.
 
-    `R` is `num_rules`, or the row count of `move_mask` if that is larger.
+    `R` is `num_rules`, or the row count of `mask` if that is larger.
     """
-    mask = mask_matrix(move_mask, max_seq_len)
     dest = np.zeros(mask_rows(mask, num_rules) * max_seq_len, np.float32)
     return write_mask(dest, mask, max_seq_len)
 

@@ -243,11 +243,6 @@ class ExpressionCache:
     ) -> None:
         self.parser = parser if parser is not None else ExpressionParser()
         self._entries: LRUCache[str, ParsedExpression] = LRUCache(capacity)
-        self.misses = 0
-
-    @property
-    def capacity(self) -> int:
-        return self._entries.capacity
 
     def parse(self, text: str) -> ParsedExpression:
         """Return the parsed form of `text`, parsing it only if it is not cached.
@@ -258,7 +253,6 @@ class ExpressionCache:
         entry = self._entries.get(text)
         if entry is None:
             entry = ParsedExpression(text, parse_text(self.parser, text))
-            self.misses += 1
             self._entries.put(text, entry)
         return entry
 

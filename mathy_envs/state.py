@@ -23,15 +23,14 @@ from .observations import (
     MathyObservationUnion,
     MoveMask,
     ObservationType,
+    action_mask,
     check_fits,
     flat_observation,
     graph_observation,
     hierarchical_observation,
     mask_matrix,
-    mask_rows,
     message_passing_observation,
     to_observation_type,
-    write_mask,
 )
 from .parsing import parse
 from .types import ActionType
@@ -314,11 +313,7 @@ class MathyEnvState:
             return flat_observation(
                 layout, hashed, time, matrix, self.num_rules, normalize, length
             )
-        mask = write_mask(
-            np.zeros(mask_rows(matrix, self.num_rules) * length, np.float32),
-            matrix,
-            length,
-        )
+        mask = action_mask(matrix, self.num_rules, length)
         if kind is ObservationType.GRAPH:
             return graph_observation(layout, time, mask, normalize, length)
         if kind is ObservationType.HIERARCHICAL:

@@ -16,7 +16,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-from .env import MathyEnv
+from .env import MathyEnv, sample_valid_action
 from .observations import node_types, node_values
 from .parsing import parse
 from .state import MathyEnvState
@@ -199,13 +199,10 @@ class _Swarm:
         for iteration in range(1, self.config.max_iters + 1):
             winner: Optional[int] = None
             for i in range(size):
-                mask = env.valid_moves_array(states[i])
-                choices = np.flatnonzero(mask)
-                if choices.size == 0:
+                action = sample_valid_action(env.valid_moves_array(states[i]), rng)
+                if action is None:
                     dead[i] = True
                     continue
-                flat = int(choices[int(rng.integers(choices.size))])
-                action = (flat // mask.shape[1], flat % mask.shape[1])
                 state, time_step = self._step(states[i], action)
                 states[i] = state
                 paths[i] = _Step(action, state, paths[i])
