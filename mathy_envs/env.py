@@ -6,19 +6,25 @@ env scores the new state. Subclasses supply the problems (`problem_fn`), the
 namespace and, usually, a `transition_fn` that recognises a win.
 """
 
-import math
-import zlib
-from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Type, Union
+from collections import Counter
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Literal,
+    Optional,
+    Sequence,
+    Tuple,
+    Type,
+    Union,
+)
 
 import numpy as np
 import numpy.typing as npt
-from mathy_core import (
-    BaseRule,
-    ExpressionChangeRule,
-    ExpressionParser,
-    MathExpression,
-    VariableExpression,
-)
+from mathy_core import BaseRule, ExpressionChangeRule, ExpressionParser, MathExpression
 from mathy_core.rules import (
     AssociativeSwapRule,
     CommutativeSwapRule,
@@ -29,18 +35,23 @@ from mathy_core.rules import (
     VariableMultiplyRule,
 )
 
+from .limits import check_max_seq_len, quote
 from .lru import LRUCache
 from .observations import MathyObservation, MathyObservationUnion, ObservationType
 from .parsing import (
+    ExpressionCache,
     ParsedExpression,
+    admit,
     apply_rule,
     default_parser,
     expression_cache,
     node_at_index,
+    parse_text,
 )
 from .state import MathyEnvState, MathyEnvStateStep
 from .time_step import TimeStep, is_terminal_transition, termination, transition
 from .types import ActionType, EnvRewards, MathyEnvProblem, MathyEnvProblemArgs
+from .values import same_value
 
 INVALID_ACTION_RESPONSES: Tuple[str, ...] = ("raise", "penalize", "terminal")
 InvalidActionResponse = Literal["raise", "penalize", "terminal"]
@@ -48,8 +59,20 @@ ActionInput = Union[int, np.integer[Any], Tuple[int, int], Sequence[int]]
 MaskArray = npt.NDArray[np.int8]
 
 MASK_CACHE_SIZE = 4096
-FINALIZE_POINTS = 2
 _NO_RULE = BaseRule()
+CORE_RULE_TYPES: FrozenSet[type] = frozenset(
+    {
+        ConstantsSimplifyRule,
+        CommutativeSwapRule,
+        DistributiveMultiplyRule,
+        DistributiveFactorOutRule,
+        AssociativeSwapRule,
+        VariableMultiplyRule,
+        RestateSubtractionRule,
+    }
+)
+"""Rules whose results on a safe expression (`ParsedExpression.safe`) are known
+to be exact and in range; every other rule's results are checked one by one."""
 
 
 def sample_valid_action(
@@ -112,8 +135,7 @@ class MathyEnv:
                 f"{', '.join(repr(r) for r in INVALID_ACTION_RESPONSES)}; "
                 f"got {invalid_action_response!r}"
             )
-        if max_seq_len < 1:
-            raise ValueError(f"max_seq_len must be positive, got {max_seq_len}")
+        check_max_seq_len(max_seq_len)
         self.max_moves = max_moves
         self.max_seq_len = max_seq_len
         self.verbose = verbose
@@ -147,13 +169,16 @@ class MathyEnv:
     @parser.setter
     def parser(self, parser: ExpressionParser) -> None:
         self._parser = parser
-        self._expressions = expression_cache(parser)
         self._masks.clear()
+
+    @property
+    def _expressions(self) -> ExpressionCache:
+        """The calling thread's cache of parsed texts for this env's parser."""
+        return expression_cache(self._parser)
 
     def __getstate__(self) -> Dict[str, Any]:
         # Caches are rebuilt on demand; the shared default parser stays shared.
         state = self.__dict__.copy()
-        del state["_expressions"]
         if state["_parser"] is default_parser():
             state["_parser"] = None
         return state
@@ -253,12 +278,70 @@ class MathyEnv:
             self._mask_rules = list(self._rules)
         mask = masks.get(text)
         if mask is None:
-            nodes = self._expressions.parse(text).nodes
-            mask = np.asarray(self._mask_rows(nodes, None), dtype=np.int8)
-            mask = mask.reshape(len(self._rules), len(nodes))
+            parsed = self._expressions.parse(text)
+            mask = self._checked_mask(parsed, None, lambda: parse_text(self._parser, text))
             mask.flags.writeable = False
             masks.put(text, mask)
         return mask
+
+    def _checked_mask(
+        self,
+        parsed: ParsedExpression,
+        rule_list: Optional[Sequence[Type[BaseRule]]],
+        fresh_tree: Callable[[], MathExpression],
+    ) -> MaskArray:
+        """The `(num_rules, num_nodes)` mask of `parsed`: `can_apply_to` of every
+        rule at every node, less the actions whose result would be out of the
+        supported range or change the expression's value."""
+        nodes = parsed.nodes
+        mask = np.asarray(self._mask_rows(nodes, rule_list), dtype=np.int8)
+        mask = mask.reshape(len(self._rules), len(nodes))
+        self._remove_unsound(parsed, mask, self._rows_to_check(parsed), fresh_tree)
+        return mask
+
+    def _rows_to_check(self, parsed: ParsedExpression) -> Iterable[int]:
+        """The rules whose results must be checked one by one: every rule on an
+        expression that is not safe, else only rules outside `CORE_RULE_TYPES`."""
+        if not parsed.safe:
+            return range(len(self._rules))
+        return [i for i, rule in enumerate(self._rules) if type(rule) not in CORE_RULE_TYPES]
+
+    def _remove_unsound(
+        self,
+        parsed: ParsedExpression,
+        mask: MaskArray,
+        rows: Iterable[int],
+        fresh_tree: Callable[[], MathExpression],
+    ) -> None:
+        """Zero the actions of `rows` whose result does not keep the value of
+        `parsed` or is outside the supported range. `fresh_tree()` returns a copy
+        of `parsed.tree` the check may change."""
+        for rule_index in rows:
+            for node_index in np.flatnonzero(mask[rule_index]):
+                if not self._keeps_value(parsed, rule_index, int(node_index), fresh_tree):
+                    mask[rule_index, node_index] = 0
+
+    def _keeps_value(
+        self,
+        parsed: ParsedExpression,
+        rule_index: int,
+        node_index: int,
+        fresh_tree: Callable[[], MathExpression],
+    ) -> bool:
+        """Whether applying the rule at the node gives an admissible text with the
+        exact value of `parsed`. Any failure of mathy_core while applying it
+        (numpy errors on extreme constants, assertions) makes the action
+        invalid."""
+        try:
+            with np.errstate(all="ignore"):
+                change = apply_rule(
+                    fresh_tree(), self._rules[rule_index], node_index, parsed.text
+                )
+                assert change.result is not None
+                after = self._expressions.parse(str(change.result.get_root()))
+        except Exception:
+            return False
+        return same_value(parsed.tree, after.tree, parsed.text)
 
     def _mask_rows(
         self,
@@ -287,7 +370,10 @@ class MathyEnv:
     ) -> List[List[int]]:
         """The valid-move matrix of an expression tree (`num_rules x num_nodes`).
         With `rule_list`, rows of rules of other types are all zero."""
-        return self._mask_rows(expression.to_list("inorder"), rule_list)
+        parsed = ParsedExpression(str(expression.get_root()), expression)
+        admit(parsed)
+        mask = self._checked_mask(parsed, rule_list, expression.clone)
+        return mask.tolist()  # type: ignore[no-any-return]
 
     def get_valid_rules(self, env_state: MathyEnvState) -> List[int]:
         """1 for each rule that applies somewhere in the expression, else 0."""
@@ -312,7 +398,9 @@ class MathyEnv:
         """Decode an action: an int indexes the flattened `(rule, node)` space as
         `(a // max_seq_len, a % max_seq_len)`; a pair passes through."""
         if isinstance(action, (bool, np.bool_)):
-            raise ValueError(f"an action must be an int or a (rule, node) pair, got {action!r}")
+            raise ValueError(
+                f"an action must be an int or a (rule, node) pair, got {quote(action)}"
+            )
         if isinstance(action, (int, np.integer)):
             value = int(action)
             return value // self.max_seq_len, value % self.max_seq_len
@@ -326,7 +414,7 @@ class MathyEnv:
                 ):
                     return int(rule), int(node)
         raise ValueError(
-            f"an action must be an int or a (rule, node) pair of ints, got {action!r}"
+            f"an action must be an int or a (rule, node) pair of ints, got {quote(action)}"
         )
 
     def random_action(
@@ -338,7 +426,7 @@ class MathyEnv:
         choices = [(r, n) for r, row in enumerate(rows) for n, ok in enumerate(row) if ok]
         if not choices:
             kind = f" for rule {rule.__name__}" if rule is not None else ""
-            raise ValueError(f"no valid action{kind} in expression {expression}")
+            raise ValueError(f"no valid action{kind} in expression {quote(str(expression))}")
         return choices[int(self.np_random.integers(len(choices)))]
 
     # -- episodes ---------------------------------------------------------------
@@ -373,7 +461,7 @@ class MathyEnv:
         parsed = self._expressions.parse(problem.text)
         if len(parsed) > self.max_seq_len:
             raise ValueError(
-                f"problem {problem.text!r} has {len(parsed)} nodes, more than "
+                f"problem {quote(problem.text)} has {len(parsed)} nodes, more than "
                 f"max_seq_len={self.max_seq_len}"
             )
         return MathyEnvState(
@@ -431,11 +519,14 @@ class MathyEnv:
         elif not 0 <= node_index < len(parsed):
             reason = f"node index {node_index} is out of range [0, {len(parsed)})"
         else:
-            reason = f"{rules[rule_index].name} can't be applied to node {node_index}"
+            reason = (
+                f"{rules[rule_index].name} can't be applied to node {node_index}"
+                " (or its result would not keep the expression's value)"
+            )
         if self.invalid_action_response == "raise":
             raise ValueError(
                 f"invalid action {action} at step {len(agent.history) - 1} of "
-                f"expression {agent.problem!r}: {reason}"
+                f"expression {quote(agent.problem)}: {reason}"
             )
         rule = rules[rule_index] if 0 <= rule_index < len(rules) else _NO_RULE
         # A copy of the node: the parsed tree is shared and must never be handed out.
@@ -460,6 +551,13 @@ class MathyEnv:
         left (lose); a revisited expression (penalty, or lose after the fourth
         visit); a rewarding or penalizing last rule; otherwise the time step cost.
         """
+        text = env_state.agent.problem
+        visits = sum(1 for step in env_state.agent.history if step.raw == text)
+        return self._score(env_state, visits)
+
+    def _score(self, env_state: MathyEnvState, visits: int) -> TimeStep:
+        """`get_state_transition` of a state whose text has been seen `visits`
+        times in its history (the current step included)."""
         agent = env_state.agent
         parsed = self._expressions.parse(agent.problem)
         features = env_state.to_mathy_observation(
@@ -471,7 +569,7 @@ class MathyEnv:
             # mathy_core's term helpers assert on input they were not written for
             # (an equation such as "x = 2" in a polynomial task).
             raise ValueError(
-                f"{type(self).__name__} cannot judge {agent.problem!r}: mathy_core "
+                f"{type(self).__name__} cannot judge {quote(agent.problem)}: mathy_core "
                 f"rejected it ({error or 'assertion failed'})"
             ) from error
         if custom is not None:
@@ -479,8 +577,6 @@ class MathyEnv:
         if agent.moves_remaining <= 0:
             return termination(features, self.get_lose_signal(env_state))
         if self.previous_state_penalty:
-            text = agent.problem
-            visits = sum(1 for step in agent.history if step.raw == text)
             if visits > 3:
                 return termination(features, self.get_lose_signal(env_state))
             if visits > 1:
@@ -527,41 +623,20 @@ class MathyEnv:
     def finalize_state(self, state: MathyEnvState) -> None:
         """Check that the episode's last expression has the value of its first.
 
-        Both are evaluated with the same (deterministic) random variable values;
-        raises `ValueError` when they differ.
+        Both are evaluated exactly (no rounding or integer wrap-around) at
+        pseudo-random points derived from the first text; raises `ValueError`
+        when they differ.
         """
         history = state.agent.history
         first_text = history[0].raw if history else state.agent.problem
         last_text = state.agent.problem
         first = self._expressions.parse(first_text).tree
         last = self._expressions.parse(last_text).tree
-        names = sorted(
-            {
-                str(var.identifier)
-                for tree in (first, last)
-                for var in tree.find_type(VariableExpression)
-            }
-        )
-        # Two points with non-integer coordinates, so different polynomials can
-        # only agree by a (measure-zero) coincidence.
-        rng = np.random.default_rng(zlib.crc32(first_text.encode("utf-8")))
-        for point in rng.uniform(1.5, 9.5, size=(FINALIZE_POINTS, len(names))):
-            context: Dict[str, Union[int, float]] = dict(zip(names, point.tolist()))
-            try:
-                start = float(first.evaluate(context))
-                end = float(last.evaluate(context))
-            except (ValueError, ArithmeticError) as error:
-                raise ValueError(
-                    f"cannot evaluate {first_text!r} -> {last_text!r}: {error}"
-                ) from error
-            same = (math.isnan(start) and math.isnan(end)) or math.isclose(
-                start, end, rel_tol=1e-9, abs_tol=1e-9
+        if not same_value(first, last, first_text):
+            raise ValueError(
+                f"expression value changed: {quote(first_text)} is not equal to "
+                f"{quote(last_text)}"
             )
-            if not same:
-                raise ValueError(
-                    f"expression value changed: {first_text!r} = {start} but "
-                    f"{last_text!r} = {end} (with {context})"
-                )
 
     # -- observations -----------------------------------------------------------
 
@@ -596,7 +671,9 @@ class MathyEnv:
         """The rule a history step applied."""
         rule_index = time_step.action[0]
         if not 0 <= rule_index < len(self._rules):
-            raise ValueError(f"history step {time_step} has no rule (index {rule_index})")
+            raise ValueError(
+                f"history step {quote(time_step)} has no rule (index {rule_index})"
+            )
         return self._rules[rule_index]
 
     # -- rendering --------------------------------------------------------------
@@ -638,6 +715,11 @@ class MathyEnv:
     def print_history(self, env_state: MathyEnvState, pretty: bool = True) -> None:
         """Render the history of a state, replaying it from its first step.
 
+        Each step's reward is recomputed as `get_state_transition` gives it, in
+        time linear in the history's length: revisits are counted as the replay
+        goes, and `transition_fn` sees a state holding the previous and the
+        current step.
+
         Arguments:
             env_state (MathyEnvState): The state to render the history of.
         """
@@ -651,18 +733,19 @@ class MathyEnv:
             problem_type=env_state.agent.problem_type,
         )
         self.print_state(start, "initial-state", pretty=pretty)
-        state = start
-        for step in history[1:]:
+        visits = Counter([history[0].raw])
+        moves = start.agent.moves_remaining
+        for previous, step in zip(history, history[1:]):
             rule_index, node_index = step.action
             name = (
                 self._rules[rule_index].name
                 if 0 <= rule_index < len(self._rules)
                 else "invalid-action"
             )
-            state = state.get_out_state(
-                step.raw, step.action, state.agent.moves_remaining - 1
-            )
-            reward = self.get_state_transition(state).reward
+            moves -= 1
+            visits[step.raw] += 1
+            state = start._with_history([previous, step], moves)
+            reward = self._score(state, visits[step.raw]).reward
             self.print_state(state, name, node_index, None, reward, pretty)
 
 

@@ -10,24 +10,50 @@ over the cached tree itself when no caller outside the library has seen it (the
 entry leaves the cache, and the text is parsed again if it is needed later), and a
 copy otherwise. Entries given out through public APIs are marked `shared` and are
 never handed over.
+
+Threads: every thread has its own caches (`expression_cache`), so a tree handed
+over by `take_tree` is never one another thread is reading, and each parser is
+used by one thread at a time (mathy_core's parser keeps its position on itself).
+
+Every text is admitted once, when it is first parsed: `admit` checks it against
+the limits of `limits.py` and marks the trees on which mathy_core's rules can't
+produce a constant that is out of range or inexact (`ParsedExpression.safe`).
 """
 
+import threading
 from functools import cached_property
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 from weakref import WeakKeyDictionary
 
 import numpy as np
 import numpy.typing as npt
 from mathy_core import (
+    AddExpression,
     BaseRule,
     ConstantExpression,
     ExpressionChangeRule,
     ExpressionParser,
     MathExpression,
     MathTypeKeys,
+    MultiplyExpression,
+    NegateExpression,
+    PowerExpression,
+    SubtractExpression,
+    VariableExpression,
 )
 
+from .limits import (
+    MAX_CONSTANT,
+    MAX_DEPTH,
+    MAX_NODES,
+    check_constant,
+    check_size,
+    check_text,
+    quote,
+    shorten,
+)
 from .lru import LRUCache
+from .values import check_defined
 
 DEFAULT_CACHE_SIZE = 2048
 MAX_TYPE_ID: int = max(MathTypeKeys.values())
@@ -45,6 +71,7 @@ class ParsedExpression:
         self.text = text
         self.tree = tree
         self.shared = False
+        self.safe = False
 
     @cached_property
     def layout(self) -> "NodeLayout":
@@ -73,7 +100,7 @@ def apply_rule(
     `change.result.get_root()`."""
     node = node_at_index(tree, index)
     if node is None:
-        raise ValueError(f"no node {index} in {text or str(tree)!r}")
+        raise ValueError(f"no node {index} in {quote(text or str(tree))}")
     change = rule.apply_to(node)
     if change.result is None:
         change.result = node
@@ -143,6 +170,8 @@ class NodeLayout:
             node = visited.right
             parent, depth, is_right = position, depth_pre[position] + 1, True
         self.nodes = nodes
+        self.levels = max(depth_pre) + 1 if depth_pre else 0
+        """The number of levels of the tree (a single node has one)."""
         self.preorder = np.asarray(preorder, dtype=np.intp)
         self._parent_pre = parent_pre
         self._depth_pre = depth_pre
@@ -235,8 +264,67 @@ class NodeLayout:
         return np.asarray((values - low) / span, dtype=np.float32)
 
 
+SAFE_CONSTANT = 31622
+"""Integer constants up to this size multiply to at most `MAX_CONSTANT`."""
+SAFE_NODES = MAX_NODES // 2 - 2
+SAFE_DEPTH = MAX_DEPTH // 2
+_POLYNOMIAL_KINDS: FrozenSet[type] = frozenset(
+    {AddExpression, SubtractExpression, MultiplyExpression, NegateExpression, VariableExpression}
+)
+assert SAFE_CONSTANT**2 <= MAX_CONSTANT
+
+
+def admit(entry: ParsedExpression) -> None:
+    """Check a freshly parsed text against the supported limits (`ValueError`
+    naming the limit otherwise) and set `entry.safe`.
+
+    A safe tree is a polynomial with integer constants of at most
+    `SAFE_CONSTANT` (powers only of a variable, to a whole constant), at most
+    half of `MAX_NODES` and `MAX_DEPTH`: mathy_core's core rules compute exact,
+    in-range constants on it and no single step leaves the limits.
+    """
+    text = entry.text
+    layout = entry.layout
+    check_size(len(layout.nodes), layout.levels, text)
+    safe = len(layout.nodes) <= SAFE_NODES and layout.levels <= SAFE_DEPTH
+    check_value = False
+    for node in layout.nodes:
+        kind = type(node)
+        if isinstance(node, ConstantExpression):
+            value = node.value
+            check_constant(value, text)
+            if type(value) is not int or not -SAFE_CONSTANT <= value <= SAFE_CONSTANT:
+                safe = False
+        elif kind in _POLYNOMIAL_KINDS:
+            continue
+        elif kind is PowerExpression and _simple_power(node):
+            continue
+        else:
+            # Division, other powers, factorials, functions, equations.
+            safe = False
+            check_value = True
+    if check_value:
+        check_defined(entry.tree, text)
+    entry.safe = safe
+
+
+def _simple_power(node: MathExpression) -> bool:
+    """`x^k` with a whole constant `0 <= k <= SAFE_CONSTANT`."""
+    exponent = node.right
+    return (
+        type(node.left) is VariableExpression
+        and isinstance(exponent, ConstantExpression)
+        and type(exponent.value) is int
+        and 0 <= exponent.value <= SAFE_CONSTANT
+    )
+
+
 class ExpressionCache:
-    """A bounded LRU cache of parsed problem texts for one parser."""
+    """A bounded LRU cache of parsed, admitted problem texts for one parser.
+
+    Use one per thread (`expression_cache` does): `take_tree` hands over trees
+    that other users of the same cache may be reading.
+    """
 
     def __init__(
         self, parser: Optional[ExpressionParser] = None, capacity: int = DEFAULT_CACHE_SIZE
@@ -248,11 +336,14 @@ class ExpressionCache:
         """Return the parsed form of `text`, parsing it only if it is not cached.
 
         Raises `ValueError` quoting the text and the parser's complaint when the
-        text does not parse.
+        text does not parse, or naming the limit it is outside of.
         """
+        if not isinstance(text, str):
+            check_text(text)  # a ValueError naming the type; never hash it
         entry = self._entries.get(text)
         if entry is None:
             entry = ParsedExpression(text, parse_text(self.parser, text))
+            admit(entry)
             self._entries.put(text, entry)
         return entry
 
@@ -276,49 +367,81 @@ class ExpressionCache:
 
 
 def parse_text(parser: ExpressionParser, text: str) -> MathExpression:
-    """Parse `text` into a fresh tree, raising `ValueError` on bad input."""
-    if not isinstance(text, str):
-        raise ValueError(f"problem text must be a str, got {type(text).__name__}")
-    try:
-        tree = parser.parse(text)
-    except Exception as error:
-        complaint = getattr(error, "message", None) or str(error) or type(error).__name__
-        raise ValueError(f"cannot parse problem text {text!r}: {complaint}") from error
-    finally:
-        # mathy_core's parser keeps every text it has seen; our cache is the bounded
-        # one, so keep the parser's own cache empty.
-        parser.clear_cache()
+    """Parse `text` into a fresh tree, raising `ValueError` on bad input. Each
+    parser parses one text at a time, whatever the thread."""
+    check_text(text)
+    with parser_lock(parser):
+        try:
+            tree = parser.parse(text)
+        except Exception as error:
+            complaint = getattr(error, "message", None) or str(error) or type(error).__name__
+            raise ValueError(
+                f"cannot parse problem text {quote(text)}: {shorten(complaint)}"
+            ) from error
+        finally:
+            # mathy_core's parser keeps every text it has seen; our cache is the
+            # bounded one, so keep the parser's own cache empty.
+            parser.clear_cache()
     return tree
 
 
-_caches: "WeakKeyDictionary[ExpressionParser, ExpressionCache]" = WeakKeyDictionary()
 _default_parser = ExpressionParser()
+_registry_lock = threading.Lock()
+_parser_locks: "WeakKeyDictionary[ExpressionParser, threading.Lock]" = WeakKeyDictionary()
+
+
+def parser_lock(parser: ExpressionParser) -> threading.Lock:
+    """The lock that serializes the use of `parser`."""
+    lock = _parser_locks.get(parser)
+    if lock is None:
+        with _registry_lock:
+            lock = _parser_locks.get(parser)
+            if lock is None:
+                lock = _parser_locks[parser] = threading.Lock()
+    return lock
+
+
+class _ThreadCaches(threading.local):
+    def __init__(self) -> None:
+        self.by_parser: "WeakKeyDictionary[ExpressionParser, ExpressionCache]" = (
+            WeakKeyDictionary()
+        )
+
+
+_thread_caches = _ThreadCaches()
 
 
 def default_parser() -> ExpressionParser:
-    """The parser shared by every env and state that is not given its own."""
+    """The parser used by every env and state that is not given its own. Each
+    thread parses with a private copy of it."""
     return _default_parser
 
 
 def expression_cache(parser: Optional[ExpressionParser] = None) -> ExpressionCache:
-    """The shared cache for `parser` (the module's default parser when None)."""
+    """This thread's cache for `parser` (the module's default parser when None)."""
     key = parser if parser is not None else _default_parser
-    cache = _caches.get(key)
+    caches = _thread_caches.by_parser
+    cache = caches.get(key)
     if cache is None:
-        cache = ExpressionCache(key)
-        _caches[key] = cache
+        # The default parser has no settings: each thread gets its own, so
+        # threads never wait for each other's parses.
+        cache = ExpressionCache(None if key is _default_parser else key)
+        caches[key] = cache
     return cache
 
 
 def parse(text: str, parser: Optional[ExpressionParser] = None) -> ParsedExpression:
-    """Parse `text` through the cache of `parser`, for use inside the library:
-    the entry is not marked shared, so its tree may later be handed to a step to
-    change. Use `MathyEnv.parse` (or clone the tree) to keep a tree."""
+    """Parse `text` through this thread's cache of `parser`, for use inside the
+    library: the entry is not marked shared, so its tree may later be handed to a
+    step to change. Use `MathyEnv.parse` (or clone the tree) to keep a tree."""
     return expression_cache(parser).parse(text)
 
 
 __all__ = (
     "DEFAULT_CACHE_SIZE",
+    "SAFE_CONSTANT",
+    "admit",
+    "parser_lock",
     "ExpressionCache",
     "NodeLayout",
     "apply_rule",

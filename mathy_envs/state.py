@@ -32,6 +32,7 @@ from .observations import (
     message_passing_observation,
     to_observation_type,
 )
+from .limits import MAX_RULES, check_max_seq_len, check_num_rules, quote
 from .parsing import parse
 from .types import ActionType
 
@@ -156,6 +157,14 @@ class MathyEnvState:
             raise ValueError("MathyEnvState needs a problem text or a state to copy")
         if not isinstance(problem, str):
             raise ValueError(f"problem must be a str, got {type(problem).__name__}")
+        if isinstance(max_moves, bool) or not isinstance(max_moves, int):
+            raise ValueError(f"max_moves must be an int, got {quote(max_moves, 40)}")
+        if not isinstance(problem_type, str):
+            raise ValueError(
+                f"problem_type must be a str, got {type(problem_type).__name__}"
+            )
+        check_num_rules(num_rules)
+        parse(problem)  # a ValueError when the text is unreadable or out of range
         self.max_moves = max_moves
         self.num_rules = num_rules
         self.agent = MathyAgentState(
@@ -193,17 +202,24 @@ class MathyEnvState:
         self, problem: str, action: ActionType, moves_remaining: int
     ) -> "MathyEnvState":
         """The next state: `problem` reached by `action`, appended to the history."""
+        step = MathyEnvStateStep(problem, (int(action[0]), int(action[1])))
+        return self._with_history(self.agent.history + [step], moves_remaining)
+
+    def _with_history(
+        self, history: List[MathyEnvStateStep], moves_remaining: int
+    ) -> "MathyEnvState":
+        """A state with this one's constants, the given (non-empty) history and
+        moves; its problem is the last step's text."""
         out = MathyEnvState.__new__(MathyEnvState)
         out.max_moves = self.max_moves
         out.num_rules = self.num_rules
         agent = self.agent
-        step = MathyEnvStateStep(problem, (int(action[0]), int(action[1])))
         out.agent = MathyAgentState(
             moves_remaining=moves_remaining,
-            problem=problem,
+            problem=history[-1].raw,
             problem_type=agent.problem_type,
             reward=agent.reward,
-            history=agent.history + [step],
+            history=history,
         )
         return out
 
@@ -297,9 +313,9 @@ class MathyEnvState:
         - `max_seq_len`: `L`, the padded node count (128 if None)
         """
         kind = to_observation_type(obs_type)
-        length = DEFAULT_MAX_SEQ_LEN if max_seq_len is None else max_seq_len
-        if length < 1:
-            raise ValueError(f"max_seq_len must be positive, got {length}")
+        length = check_max_seq_len(
+            DEFAULT_MAX_SEQ_LEN if max_seq_len is None else max_seq_len
+        )
         layout = parse(self.agent.problem, parser).layout
         check_fits(len(layout.nodes), length)
         matrix = mask_matrix(move_mask, length)
@@ -340,7 +356,7 @@ class MathyEnvState:
         else:
             mask = np.asarray(move_mask, dtype=np.int64).tolist()
         if max_seq_len is not None:
-            check_fits(n, max_seq_len)
+            check_fits(n, check_max_seq_len(max_seq_len))
             for row in mask:
                 if len(row) > max_seq_len:
                     raise ValueError(
@@ -368,7 +384,7 @@ class MathyEnvState:
         for text in texts:
             if FIELD_SEPARATOR in text:
                 raise ValueError(
-                    f"cannot serialize {text!r}: it contains the field separator "
+                    f"cannot serialize {quote(text)}: it contains the field separator "
                     f"{FIELD_SEPARATOR!r}"
                 )
         fields = [
@@ -402,6 +418,10 @@ class MathyEnvState:
             )
         max_moves = _int_field("max_moves", fields[0])
         num_rules = _int_field("num_rules", fields[1])
+        if not 0 <= num_rules <= MAX_RULES:
+            raise ValueError(
+                f"num_rules field {num_rules} is outside [0, MAX_RULES={MAX_RULES}]"
+            )
         moves_remaining = _int_field("moves_remaining", fields[2])
         problem = fields[3]
         if problem.strip() == "":
@@ -410,13 +430,14 @@ class MathyEnvState:
         try:
             reward = float(fields[5])
         except ValueError:
-            raise ValueError(f"reward field {fields[5]!r} is not a number") from None
+            raise ValueError(f"reward field {quote(fields[5])} is not a number") from None
         history = [
             _step_field(index, field) for index, field in enumerate(fields[6:])
         ]
         if history[-1].raw != problem:
             raise ValueError(
-                f"last history step {history[-1].raw!r} is not the problem {problem!r}"
+                f"last history step {quote(history[-1].raw)} is not the problem "
+                f"{quote(problem)}"
             )
         state = cls.__new__(cls)
         state.max_moves = max_moves
@@ -464,17 +485,19 @@ class MathyEnvState:
 
 
 def _int_field(name: str, value: str) -> int:
+    if len(value) > 20:
+        raise ValueError(f"{name} field {quote(value)} is not an integer of at most 20 digits")
     try:
         return int(value)
     except ValueError:
-        raise ValueError(f"{name} field {value!r} is not an integer") from None
+        raise ValueError(f"{name} field {quote(value)} is not an integer") from None
 
 
 def _step_field(index: int, value: str) -> MathyEnvStateStep:
     parts = value.rsplit(STEP_SEPARATOR, 2)
     if len(parts) != 3 or parts[0] == "":
         raise ValueError(
-            f"history step {index} {value!r} is not 'raw{STEP_SEPARATOR}rule"
+            f"history step {index} {quote(value)} is not 'raw{STEP_SEPARATOR}rule"
             f"{STEP_SEPARATOR}node'"
         )
     raw, rule, node = parts
@@ -482,7 +505,7 @@ def _step_field(index: int, value: str) -> MathyEnvStateStep:
         action = (int(rule), int(node))
     except ValueError:
         raise ValueError(
-            f"history step {index} {value!r} has a non-integer rule or node"
+            f"history step {index} {quote(value)} has a non-integer rule or node"
         ) from None
     return MathyEnvStateStep(raw, action)
 

@@ -2,11 +2,25 @@
 conditions and term facts computed straight from mathy_core, never from
 mathy_envs, so the tests can catch the library getting them wrong."""
 
-from typing import List, Sequence, Tuple
+import math
+from fractions import Fraction
+from typing import Dict, List, Literal, Sequence, Tuple
 
 from mathy_core import (
+    AbsExpression,
+    AddExpression,
+    ConstantExpression,
+    DivideExpression,
+    EqualExpression,
     ExpressionParser,
+    FactorialExpression,
     MathExpression,
+    MultiplyExpression,
+    NegateExpression,
+    PowerExpression,
+    SgnExpression,
+    SubtractExpression,
+    VariableExpression,
     get_terms,
     has_like_terms,
     is_preferred_term_form,
@@ -43,3 +57,109 @@ def factor_out_anywhere(tree: MathExpression) -> bool:
     """Distributive factor out applies at some node."""
     rule = DistributiveFactorOutRule()
     return any(rule.can_apply_to(node) for node in tree.to_list("inorder"))
+
+
+class Undefined(Exception):
+    """The expression has no finite value at the point (division by zero...)."""
+
+
+class TooHard(Exception):
+    """Exact evaluation would be too large or is not rational (`2^0.5`)."""
+
+
+Reading = Literal["decimal", "binary"]
+
+
+def exact_value(
+    node: MathExpression, point: Dict[str, Fraction], reading: Reading = "decimal"
+) -> Fraction:
+    """The exact value of a tree with Python Fractions: a float constant read as
+    its shortest decimal text ("decimal") or as the binary number it holds
+    ("binary"). Raises `Undefined` or `TooHard`."""
+    if isinstance(node, ConstantExpression):
+        value = node.value
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise Undefined(repr(value))
+            return Fraction(repr(value)) if reading == "decimal" else Fraction(value)
+        return Fraction(int(value))  # type: ignore[arg-type]
+    if isinstance(node, VariableExpression):
+        return point[str(node.identifier)]
+    if isinstance(node, (NegateExpression, FactorialExpression, SgnExpression, AbsExpression)):
+        child = node.left if node.left is not None else node.right
+        assert child is not None
+        inner = exact_value(child, point, reading)
+        if isinstance(node, NegateExpression):
+            return -inner
+        if isinstance(node, SgnExpression):
+            return Fraction((inner > 0) - (inner < 0))
+        if isinstance(node, AbsExpression):
+            return abs(inner)
+        if inner.denominator != 1 or inner < 0:
+            raise Undefined(f"{inner}!")
+        if inner > 300:
+            raise TooHard(f"{inner}!")
+        return Fraction(math.factorial(int(inner)))
+    assert node.left is not None and node.right is not None, type(node)
+    a = exact_value(node.left, point, reading)
+    b = exact_value(node.right, point, reading)
+    if isinstance(node, AddExpression):
+        return a + b
+    if isinstance(node, SubtractExpression):
+        return a - b
+    if isinstance(node, MultiplyExpression):
+        return a * b
+    if isinstance(node, EqualExpression):
+        return a - b
+    if isinstance(node, DivideExpression):
+        if b == 0:
+            raise Undefined("division by zero")
+        return a / b
+    if isinstance(node, PowerExpression):
+        if b.denominator != 1:
+            if a < 0:
+                raise Undefined("negative number to a fractional power")
+            raise TooHard("fractional power")
+        if a == 0 and b < 0:
+            raise Undefined("0 to a negative power")
+        if abs(b) > 64 and abs(a) != 1 and a != 0:
+            raise TooHard("large exponent")
+        return a ** int(b)
+    raise TooHard(type(node).__name__)
+
+
+def random_points(
+    tree: MathExpression, seed: int, count: int = 2
+) -> List[Dict[str, Fraction]]:
+    """`count` points with a random non-integer rational value per variable."""
+    import random
+
+    rng = random.Random(seed)
+    names = sorted({str(v.identifier) for v in tree.find_type(VariableExpression)})
+    return [
+        {name: Fraction(rng.randint(1, 97), rng.randint(2, 31)) + rng.randint(-5, 5) for name in names}
+        for _ in range(count)
+    ]
+
+
+def same_exact_value(before: MathExpression, after: MathExpression, seed: int) -> bool:
+    """True when `after` has exactly the value of `before` at random points under
+    both readings of float constants (points where `before` is undefined or too
+    hard to evaluate are skipped)."""
+    names = {str(v.identifier) for v in after.find_type(VariableExpression)}
+    names -= {str(v.identifier) for v in before.find_type(VariableExpression)}
+    for point in random_points(before, seed):
+        point.update({name: Fraction(7, 3) for name in names})
+        for reading in ("decimal", "binary"):
+            try:
+                expected = exact_value(before, point, reading)  # type: ignore[arg-type]
+            except (Undefined, TooHard):
+                continue
+            try:
+                if exact_value(after, point, reading) != expected:  # type: ignore[arg-type]
+                    return False
+            except Undefined:
+                return False
+            except TooHard:
+                continue
+    return True

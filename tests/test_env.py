@@ -138,6 +138,17 @@ def make_state(
     )
 
 
+def state_reaching(env: MathyEnv, text: str) -> MathyEnvState:
+    """A state whose expression is `text`, reached through `get_out_state` (which,
+    unlike the constructor, takes any text)."""
+    return make_state(env, "x").get_out_state(text, (0, 0), 9)
+
+
+def test_the_constructor_refuses_unparsable_text() -> None:
+    with pytest.raises(ValueError, match="cannot parse problem text '4x \\+'"):
+        make_state(FixedEnv(), "4x +")
+
+
 def with_history(
     env: MathyEnv,
     steps: Sequence[Tuple[str, Tuple[int, int]]],
@@ -1122,7 +1133,7 @@ def test_unparsable_problem_from_problem_fn(text: str) -> None:
 @pytest.mark.parametrize("response", ["raise", "penalize", "terminal"])
 def test_unparsable_problem_in_get_next_state(text: str, response: str) -> None:
     env = FixedEnv(invalid_action_response=response)
-    state = make_state(env, text)
+    state = state_reaching(env, text)
     with pytest.raises(ValueError) as info:
         env.get_next_state(state, (1, 0))
     check_parse_error(info, text)
@@ -1131,7 +1142,7 @@ def test_unparsable_problem_in_get_next_state(text: str, response: str) -> None:
 @pytest.mark.parametrize("text", BAD_TEXTS)
 def test_unparsable_problem_in_masks(text: str) -> None:
     env = FixedEnv()
-    state = make_state(env, text)
+    state = state_reaching(env, text)
     for method in (
         env.get_valid_moves,
         env.get_valid_rules,

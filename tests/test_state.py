@@ -358,7 +358,8 @@ def test_round_trip_with_invalid_actions_and_reward(
 
 def test_round_trip_initial_state_and_unusual_fields() -> None:
     _assert_round_trips(MathyEnvState(problem="x"))
-    _assert_round_trips(MathyEnvState(problem="4x, 2", max_moves=0, num_rules=0))
+    # A comma (the step separator) in the problem, and zero moves and rules.
+    _assert_round_trips(MathyEnvState.from_string("0@0@0@4x, 2@ns@0.0@4x, 2,-1,-1"))
     _assert_round_trips(
         MathyEnvState(problem="x + 1", max_moves=3, problem_type="")
     )

@@ -1,0 +1,149 @@
+"""The supported range of problem texts, and the one check every text passes.
+
+Every text the library reads (a problem, a state's expression, the result of a
+step) is admitted by `admit_tree` and the checks before it: a text outside these
+limits raises a `ValueError` naming the limit, before any expensive work.
+
+| limit | value | why |
+|---|---|---|
+| `MAX_TEXT_LENGTH` | 4,096 characters | mathy_core's tokenizer slows down on long texts |
+| `MAX_NESTING` | 64 levels of parentheses | the parser recurses per level |
+| `MAX_NODES` | 1,024 nodes | observations, masks and steps grow with it |
+| `MAX_DEPTH` | 200 levels | mathy_core prints and copies trees recursively |
+| `MAX_CONSTANT` | 10**9 in absolute value | mathy_core factors coefficients by trial division |
+| `MAX_CONSTANT_DIGITS` | 15 significant digits | a float holds 15 digits exactly |
+| `MAX_RULES` | 64 rules | masks and observations hold one row per rule |
+
+A step whose result would break a limit, or hold a constant that is not exactly
+the value of the arithmetic that made it, is not a valid action.
+"""
+
+import re
+from typing import Any
+
+MAX_TEXT_LENGTH = 4096
+MAX_NESTING = 64
+MAX_NODES = 1024
+MAX_DEPTH = 200
+MAX_CONSTANT = 10**9
+MAX_CONSTANT_DIGITS = 15
+MAX_RULES = 64
+QUOTE_LENGTH = 200
+"""Error messages quote at most this many characters of a text."""
+
+_NUMBER = re.compile(r"[0-9.]+")
+
+
+def quote(text: Any, limit: int = QUOTE_LENGTH) -> str:
+    """`repr(text)`, shortened to about `limit` characters for error messages."""
+    if isinstance(text, str) and len(text) > limit:
+        return f"{text[:limit]!r}... ({len(text)} characters)"
+    shown = repr(text)
+    if len(shown) > limit:
+        return f"{shown[:limit]}... ({type(text).__name__})"
+    return shown
+
+
+def shorten(message: str, limit: int = QUOTE_LENGTH) -> str:
+    """`message` cut to about `limit` characters (for messages that quote input)."""
+    if len(message) <= limit:
+        return message
+    return " ".join(message.split())[:limit] + "..."
+
+
+def check_text(text: Any) -> str:
+    """Check what can be checked before parsing: the type, the length, the depth
+    of parentheses and the digits of each number. Returns the text."""
+    if not isinstance(text, str):
+        raise ValueError(f"problem text must be a str, got {type(text).__name__}")
+    if len(text) > MAX_TEXT_LENGTH:
+        raise ValueError(
+            f"problem text {quote(text)} is longer than MAX_TEXT_LENGTH="
+            f"{MAX_TEXT_LENGTH} characters"
+        )
+    depth = 0
+    for char in text:
+        if char in "([":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise ValueError(
+                    f"problem text {quote(text)} nests parentheses deeper than "
+                    f"MAX_NESTING={MAX_NESTING}"
+                )
+        elif char in ")]":
+            depth -= 1
+    for number in _NUMBER.findall(text):
+        digits = len(number.replace(".", "").strip("0"))
+        if digits > MAX_CONSTANT_DIGITS:
+            raise ValueError(
+                f"constant {quote(number, 40)} in {quote(text)} has more than "
+                f"MAX_CONSTANT_DIGITS={MAX_CONSTANT_DIGITS} significant digits"
+            )
+    return text
+
+
+def check_constant(value: Any, text: str) -> None:
+    """A parsed constant must be a finite int or float within `MAX_CONSTANT`."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(
+            f"constant {quote(value, 40)} in {quote(text)} is not an int or float"
+        )
+    if not abs(value) <= MAX_CONSTANT:
+        raise ValueError(
+            f"constant {quote(value, 40)} in {quote(text)} is outside the supported "
+            f"range |c| <= MAX_CONSTANT={MAX_CONSTANT}"
+        )
+
+
+def check_size(num_nodes: int, depth: int, text: str) -> None:
+    if num_nodes > MAX_NODES:
+        raise ValueError(
+            f"expression {quote(text)} has {num_nodes} nodes, more than "
+            f"MAX_NODES={MAX_NODES}"
+        )
+    if depth > MAX_DEPTH:
+        raise ValueError(
+            f"expression {quote(text)} is {depth} levels deep, more than "
+            f"MAX_DEPTH={MAX_DEPTH}"
+        )
+
+
+def check_max_seq_len(max_seq_len: Any) -> int:
+    """`max_seq_len` must be an int in [1, MAX_NODES]."""
+    if isinstance(max_seq_len, bool) or not isinstance(max_seq_len, int):
+        raise ValueError(f"max_seq_len must be an int, got {quote(max_seq_len, 40)}")
+    if not 1 <= max_seq_len <= MAX_NODES:
+        raise ValueError(
+            f"max_seq_len must be in [1, MAX_NODES={MAX_NODES}], got {max_seq_len}"
+        )
+    return max_seq_len
+
+
+def check_num_rules(num_rules: Any) -> int:
+    """`num_rules` must be an int in [0, MAX_RULES]."""
+    if isinstance(num_rules, bool) or not isinstance(num_rules, int):
+        raise ValueError(f"num_rules must be an int, got {quote(num_rules, 40)}")
+    if not 0 <= num_rules <= MAX_RULES:
+        raise ValueError(
+            f"num_rules must be in [0, MAX_RULES={MAX_RULES}], got {num_rules}"
+        )
+    return num_rules
+
+
+__all__ = (
+    "MAX_CONSTANT",
+    "MAX_CONSTANT_DIGITS",
+    "MAX_DEPTH",
+    "MAX_NESTING",
+    "MAX_NODES",
+    "MAX_RULES",
+    "MAX_TEXT_LENGTH",
+    "QUOTE_LENGTH",
+    "check_constant",
+    "check_max_seq_len",
+    "check_num_rules",
+    "check_size",
+    "check_text",
+    "quote",
+    "shorten",
+)

@@ -1,0 +1,166 @@
+"""Property test over problem texts with extreme constants (huge, tiny, negative
+exponents, division by zero, deep nesting, long sums): every public entry point
+either works or raises ValueError with a short message, in bounded time, and
+every transition keeps the expression's exact value."""
+
+import signal
+from contextlib import contextmanager
+from typing import Callable, Iterator, List, Tuple, TypeVar
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mathy_envs import MathyEnvState, envs
+from mathy_envs.cli import main as cli_main
+from mathy_envs.state import ObservationType
+from mathy_envs.swarm import SwarmConfig, swarm_solve
+
+from oracles import parse, same_exact_value
+
+SECONDS = 20.0
+"""A call that takes longer than this is a hang (accepted input must finish in
+bounded time, refused input fast)."""
+MESSAGE_LIMIT = 600
+T = TypeVar("T")
+
+
+class Hang(BaseException):
+    """Raised by the alarm: a BaseException, so no `except Exception` hides it."""
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    def alarm(signum: int, frame: object) -> None:
+        raise Hang(f"took longer than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+NUMBERS = [
+    "0", "1", "2", "3", "7", "10", "22", "40", "64", "0.1", "0.2", "0.5", "0.25",
+    "0.000001", "99999", "999999999", "1000000000", "1000000001", "123456789012345",
+    "18446744073709551617", "1" * 40, "340000000000000000000000000000000000000",
+]
+ATOMS = st.one_of(
+    st.sampled_from(NUMBERS),
+    st.sampled_from(["x", "y", "2x", "3y^2", "x^2", "4x^3", "z"]),
+)
+OPERATORS = [" + ", " - ", " * ", " / ", "^"]
+
+
+def _combine(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    return st.tuples(children, st.sampled_from(OPERATORS), children, st.booleans()).map(
+        lambda t: f"({t[0]}{t[1]}{t[2]})" if t[3] else f"{t[0]}{t[1]}{t[2]}"
+    )
+
+
+EXPRESSIONS = st.recursive(ATOMS, _combine, max_leaves=10)
+TEXTS = st.one_of(
+    EXPRESSIONS,
+    st.tuples(EXPRESSIONS, st.sampled_from([" + x", " + 2x + 3x", " * x^2"])).map("".join),
+    st.lists(ATOMS, min_size=30, max_size=420).map(" + ".join),
+    st.integers(1, 320).map(lambda k: "(" * k + "x + 1" + ")" * k),
+)
+
+
+def outcome(call: Callable[[], T]) -> Tuple[bool, object]:
+    """(True, result) or (False, the ValueError); anything else fails the test."""
+    try:
+        return True, call()
+    except ValueError as error:
+        assert len(str(error)) < MESSAGE_LIMIT, str(error)[:300]
+        return False, error
+
+
+def check_observations(env: envs.PolySimplify, state: MathyEnvState) -> None:
+    mask = env.get_valid_moves(state)
+    for obs_type in ObservationType:
+        observation = state.to_observation(mask, obs_type=obs_type, max_seq_len=env.max_seq_len)
+        arrays = (
+            [observation]
+            if isinstance(observation, np.ndarray)
+            else [v for v in observation.to_dict().values() if isinstance(v, np.ndarray)]
+        )
+        for array in arrays:
+            assert np.isfinite(array).all()
+            if array.dtype == np.float32:
+                assert 0.0 <= array.min() and array.max() <= 1.0
+    env.state_to_observation(state)
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(text=TEXTS, seed=st.integers(0, 2**16))
+def test_every_entry_point_works_or_raises_value_error(text: str, seed: int) -> None:
+    env = envs.PolySimplify(max_seq_len=1024)
+    with time_limit(SECONDS):
+        accepted, state = outcome(
+            lambda: MathyEnvState(problem=text, max_moves=20, num_rules=len(env.rules))
+        )
+        solve_config = SwarmConfig(n_walkers=4, max_iters=3, seed=seed)
+        solved, _ = outcome(lambda: swarm_solve(text, solve_config, env))
+        assert solved == accepted
+        assert cli_main(["solve", text, "--max-moves", "2"]) in ((0, 1) if accepted else (2,))
+        if not accepted:
+            # A state reaching the text anyway (get_out_state takes any text) gets
+            # ValueErrors too.
+            reached = MathyEnvState(problem="x").get_out_state(text, (0, 0), 5)
+            for call in (
+                lambda: env.get_valid_moves(reached),
+                lambda: env.get_next_state(reached, (0, 0)),
+                lambda: reached.to_observation(),
+                lambda: env.state_to_observation(reached),
+            ):
+                ok, _ = outcome(call)
+                assert not ok
+            return
+        assert isinstance(state, MathyEnvState)
+        check_observations(env, state)
+        mask = np.asarray(env.get_valid_moves(state))
+        assert env.get_agent_actions_count(state) == int(mask.sum())
+        actions: List[Tuple[int, int]] = [(int(r), int(n)) for r, n in zip(*np.nonzero(mask))]
+        rng = np.random.default_rng(seed)
+        before = parse(text)
+        for index in rng.permutation(len(actions))[:5]:
+            after, _, _ = env.get_next_state(state, actions[int(index)])
+            assert same_exact_value(before, parse(after.agent.problem), seed)
+            check_observations(env, after)
+            env.finalize_state(after)
+        invalid = [(r, n) for r in range(mask.shape[0]) for n in range(mask.shape[1] + 1)
+                   if n >= mask.shape[1] or not mask[r, n]]
+        if invalid:
+            ok, error = outcome(lambda: env.get_next_state(state, invalid[0]))
+            assert not ok and "invalid action" in str(error)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "10000000000000000000x + 2x",  # trial division of a huge coefficient
+        "7^22 + x",
+        "99999^99999 + x",
+        "1" * 301 + ".5 + x",
+        "999999937x + 999999929x + 999999893x + 999999883x",
+    ],
+)
+def test_known_hangs_finish_quickly(text: str) -> None:
+    env = envs.PolySimplify()
+    with time_limit(SECONDS):
+        accepted, state = outcome(lambda: MathyEnvState(problem=text, max_moves=9, num_rules=7))
+        if accepted:
+            assert isinstance(state, MathyEnvState)
+            mask = np.asarray(env.get_valid_moves(state))
+            for r, n in zip(*np.nonzero(mask)):
+                env.get_next_state(state, (int(r), int(n)))

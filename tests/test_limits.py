@@ -1,0 +1,189 @@
+"""The supported range of texts: each limit accepts its boundary, refuses past it
+with a ValueError that names the limit, and quotes at most ~200 characters."""
+
+from typing import Callable, List
+
+import numpy as np
+import pytest
+
+from mathy_envs import MathyEnvState, envs
+from mathy_envs.limits import (
+    MAX_CONSTANT,
+    MAX_CONSTANT_DIGITS,
+    MAX_DEPTH,
+    MAX_NESTING,
+    MAX_NODES,
+    MAX_RULES,
+    MAX_TEXT_LENGTH,
+    quote,
+)
+from mathy_envs.state import ObservationType
+
+MESSAGE_LIMIT = 600
+"""Longest message allowed: ~200 quoted characters plus the explanation."""
+
+
+def sum_of(count: int, term: Callable[[int], str] = lambda i: f"{i % 9 + 2}x") -> str:
+    return " + ".join(term(i) for i in range(count))
+
+
+def nested(levels: int) -> str:
+    return "(" * levels + "x + 1" + ")" * levels
+
+
+def state_of(text: str) -> MathyEnvState:
+    return MathyEnvState(problem=text, max_moves=10, num_rules=7)
+
+
+def refused(text: str, limit_name: str) -> str:
+    with pytest.raises(ValueError) as info:
+        state_of(text)
+    message = str(info.value)
+    assert limit_name in message
+    assert len(message) < MESSAGE_LIMIT
+    return message
+
+
+def test_constants_up_to_max_constant_are_accepted() -> None:
+    state_of(f"{MAX_CONSTANT}x + {-MAX_CONSTANT}")
+    state_of(f"{MAX_CONSTANT}.0 + 0.000000001x")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{MAX_CONSTANT + 1}x + 2x",
+        "10000000000000000000x + 2x",
+        f"{MAX_CONSTANT}.5 + x",
+        "340000000000000000000000000000000000000 + x",
+    ],
+)
+def test_constants_past_max_constant_are_refused(text: str) -> None:
+    refused(text, f"MAX_CONSTANT={MAX_CONSTANT}")
+
+
+@pytest.mark.parametrize(
+    "text", ["18446744073709551617x + x", "1" * 301 + ".5 + x", "1" * 309 + " + x"]
+)
+def test_constants_with_too_many_digits_are_refused(text: str) -> None:
+    refused(text, f"MAX_CONSTANT_DIGITS={MAX_CONSTANT_DIGITS}")
+
+
+def test_digit_limit_counts_significant_digits() -> None:
+    state_of("0." + "0" * 12 + "1 + x")  # 1e-13: one significant digit
+    state_of("0." + "1" * MAX_CONSTANT_DIGITS + "x")
+    refused("0." + "1" * (MAX_CONSTANT_DIGITS + 1) + "x", "MAX_CONSTANT_DIGITS")
+
+
+def test_text_length_limit() -> None:
+    text = "x" + " " * (MAX_TEXT_LENGTH - 2) + "y"
+    assert len(text) == MAX_TEXT_LENGTH
+    state_of(text)
+    message = refused(text + " ", f"MAX_TEXT_LENGTH={MAX_TEXT_LENGTH}")
+    assert "characters" in message
+
+
+def test_nesting_limit() -> None:
+    state_of(nested(MAX_NESTING - 1))
+    refused(nested(MAX_NESTING + 1), f"MAX_NESTING={MAX_NESTING}")
+    refused(nested(300), f"MAX_NESTING={MAX_NESTING}")
+
+
+def test_depth_limit() -> None:
+    # A sum of n terms "x" is n levels deep (a chain of n - 1 additions).
+    state_of(sum_of(MAX_DEPTH, lambda i: "x"))
+    refused(sum_of(MAX_DEPTH + 1, lambda i: "x"), f"MAX_DEPTH={MAX_DEPTH}")
+    refused(sum_of(400, lambda i: "x"), f"MAX_DEPTH={MAX_DEPTH}")
+
+
+def test_node_limit() -> None:
+    # Products of 5-node terms keep the tree shallow while its node count grows.
+    term: Callable[[int], str] = lambda i: f"({i % 7 + 2}x^2 * y)"
+    small = " * ".join(term(i) for i in range(MAX_NODES // 8))
+    state_of(small)
+    big = " + ".join(f"({' * '.join(term(j) for j in range(8))})" for _ in range(30))
+    refused(big, f"MAX_NODES={MAX_NODES}")
+
+
+def test_long_texts_are_quoted_briefly_everywhere() -> None:
+    text = sum_of(10_000)
+    env = envs.PolySimplify()
+    calls: List[Callable[[], object]] = [
+        lambda: state_of(text),
+        lambda: MathyEnvState.from_string(f"10@7@10@{text}@ns@0.0@{text},-1,-1").to_observation(),
+        lambda: env.get_valid_moves(state_of("x").get_out_state(text, (0, 0), 9)),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError) as info:
+            call()
+        assert len(str(info.value)) < MESSAGE_LIMIT
+
+
+def test_quote_shortens_long_and_odd_input() -> None:
+    assert quote("4x + 2") == "'4x + 2'"
+    long = quote("x" * 1000)
+    assert long.startswith("'" + "x" * 200 + "'") and "1000 characters" in long
+    assert len(quote(list(range(1000)))) < 250
+
+
+@pytest.mark.parametrize("bad", [["x"], bytearray(b"x + 1"), 5, 2.5, b"x"])
+def test_text_of_the_wrong_type_is_a_value_error(bad: object) -> None:
+    env = envs.PolySimplify()
+    for call in (
+        lambda: MathyEnvState(problem=bad),  # type: ignore[arg-type]
+        lambda: env.parse(bad),  # type: ignore[arg-type]
+        lambda: env.node_count(bad),  # type: ignore[arg-type]
+        lambda: MathyEnvState.from_string(bad),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(ValueError, match="must be a str"):
+            call()
+
+
+def test_rule_count_is_bounded() -> None:
+    with pytest.raises(ValueError, match=f"MAX_RULES={MAX_RULES}"):
+        MathyEnvState.from_string("10@1000000000@10@x@ns@0.0@x,-1,-1")
+    with pytest.raises(ValueError, match=f"MAX_RULES={MAX_RULES}"):
+        MathyEnvState(problem="x", num_rules=MAX_RULES + 1)
+    MathyEnvState.from_string(f"10@{MAX_RULES}@10@x@ns@0.0@x,-1,-1").to_observation()
+
+
+def test_max_seq_len_is_bounded() -> None:
+    with pytest.raises(ValueError, match=f"MAX_NODES={MAX_NODES}"):
+        envs.PolySimplify(max_seq_len=MAX_NODES + 1)
+    with pytest.raises(ValueError, match=f"MAX_NODES={MAX_NODES}"):
+        state_of("x").to_observation(max_seq_len=10**9)
+    with pytest.raises(ValueError, match="max_seq_len must be an int"):
+        state_of("x").to_observation(max_seq_len=2.5)  # type: ignore[arg-type]
+    envs.PolySimplify(max_seq_len=MAX_NODES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{MAX_CONSTANT}x + 0.000000001",
+        f"-{MAX_CONSTANT} + {MAX_CONSTANT}x^{MAX_CONSTANT}",
+        "0.000000000000001x + 3",
+        "99999^99999 + x",
+    ],
+)
+@pytest.mark.parametrize("obs_type", list(ObservationType))
+def test_observations_of_extreme_constants_are_finite_and_normalized(
+    text: str, obs_type: ObservationType
+) -> None:
+    env = envs.PolySimplify()
+    state = state_of(text)
+    observation = state.to_observation(
+        env.get_valid_moves(state), obs_type=obs_type, max_seq_len=env.max_seq_len
+    )
+    arrays = (
+        [observation]
+        if isinstance(observation, np.ndarray)
+        else [v for v in observation.to_dict().values() if isinstance(v, np.ndarray)]
+    )
+    for array in arrays:
+        assert np.isfinite(array).all()
+        if array.dtype == np.float32:
+            assert array.min() >= 0.0 and array.max() <= 1.0
+    raw = state.to_observation(normalize=False, obs_type=obs_type)
+    features = raw if isinstance(raw, np.ndarray) else raw.node_features
+    assert np.isfinite(features).all()

@@ -1,0 +1,183 @@
+"""No transition changes an expression's value: actions whose result would hold
+an overflowed, rounded or non-finite constant are absent from the mask and
+rejected when taken; problems without a finite value are refused; and
+`finalize_state` sees through integer wrap-around."""
+
+from typing import List, Tuple
+
+import numpy as np
+import pytest
+from mathy_core.rules import ConstantsSimplifyRule
+
+from mathy_envs import MathyEnvState, envs
+from mathy_envs.env import MathyEnv, sample_valid_action
+from mathy_envs.envs import ENV_TASKS
+from mathy_envs.parsing import parse_text
+from mathy_envs.time_step import is_terminal_transition
+from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
+from mathy_envs.values import same_value
+
+from oracles import parse, same_exact_value
+
+CONSTANTS = 0  # ConstantsSimplifyRule's row in the core rules
+
+
+def state_of(text: str, env: MathyEnv) -> MathyEnvState:
+    return MathyEnvState(problem=text, max_moves=20, num_rules=len(env.rules))
+
+
+def valid_actions(env: MathyEnv, state: MathyEnvState) -> List[Tuple[int, int]]:
+    mask = np.asarray(env.get_valid_moves(state))
+    return [(int(r), int(n)) for r, n in zip(*np.nonzero(mask))]
+
+
+def constants_nodes(text: str) -> List[int]:
+    """Nodes where mathy_core's ConstantsSimplifyRule applies (ignoring values)."""
+    rule = ConstantsSimplifyRule()
+    return [i for i, node in enumerate(parse(text).to_list("inorder")) if rule.can_apply_to(node)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "3^40 + x",  # int64 wrap-around
+        "7^22 + x",  # fits int64 but beyond MAX_CONSTANT
+        "99999^99999 + x",
+        "10^-8 + x",  # numpy refuses negative integer powers
+        "0.1 + 0.2 + x",  # 0.30000000000000004
+        "1/3 + x",  # 0.3333333333333333
+        "2^0.5 + x",  # irrational
+        "999999999 * 3 + x",  # out of range
+        "1000000000 + 1000000000 + x",
+    ],
+)
+def test_constant_arithmetic_that_would_change_the_value_is_not_valid(text: str) -> None:
+    env = envs.PolySimplify()
+    state = state_of(text, env)
+    mask = np.asarray(env.get_valid_moves(state))
+    nodes = constants_nodes(text)
+    assert nodes, "mathy_core's rule applies here, so the library must refuse it"
+    for node in nodes:
+        assert mask[CONSTANTS, node] == 0
+        with pytest.raises(ValueError, match="invalid action"):
+            env.get_next_state(state, (CONSTANTS, node))
+    # Every action the mask offers keeps the value.
+    for action in valid_actions(env, state):
+        after, _, _ = env.get_next_state(state, action)
+        assert same_exact_value(parse(text), parse(after.agent.problem), seed=1)
+
+
+@pytest.mark.parametrize(
+    "text, result",
+    [
+        ("2 + 3 + x", "5 + x"),
+        ("0.5 + 0.25 + x", "0.75 + x"),
+        ("6 / 3 + x", "2 + x"),
+        ("7 / 2 + x", "3.5 + x"),
+        ("2^10 + x", "1024 + x"),
+        ("999999999 + 1 + x", "1000000000 + x"),
+    ],
+)
+def test_exact_constant_arithmetic_stays_valid(text: str, result: str) -> None:
+    env = envs.PolySimplify()
+    state = state_of(text, env)
+    node = constants_nodes(text)[0]
+    after, _, _ = env.get_next_state(state, (CONSTANTS, node))
+    assert after.agent.problem == result
+
+
+@pytest.mark.parametrize("response", ["penalize", "terminal"])
+def test_a_refused_action_is_handled_as_any_invalid_action(response: str) -> None:
+    env = envs.PolySimplify(invalid_action_response=response)  # type: ignore[arg-type]
+    state = state_of("3^40 + x", env)
+    after, step, _ = env.get_next_state(state, (CONSTANTS, constants_nodes("3^40 + x")[0]))
+    assert after.agent.problem == "3^40 + x"
+    assert step.reward < 0
+
+
+@pytest.mark.parametrize(
+    "text", ["1/0 + x", "0/0 + x", "(-8)^0.5 + x", "0^-1 + x", "x / (x - x)", "x / (0 * x) + 1"]
+)
+def test_problems_without_a_finite_value_are_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="not finite"):
+        state_of(text, envs.PolySimplify())
+
+
+def test_the_cli_does_not_call_a_non_finite_problem_solved() -> None:
+    from mathy_envs.cli import main
+
+    assert main(["solve", "1/0 + x"]) == 2
+
+
+def test_finalize_state_detects_wrap_around() -> None:
+    env = envs.PolySimplify()
+    # numpy's int64 power wraps 2^64 around to 0: a float evaluation sees no change.
+    start = state_of("2^64 + x", env)
+    wrapped = start.get_out_state("0 + x", (0, 1), 19)
+    with pytest.raises(ValueError, match="value changed"):
+        env.finalize_state(wrapped)
+    wrong = state_of("0.1 + 0.2 + x", env).get_out_state("0.31 + x", (0, 1), 19)
+    with pytest.raises(ValueError, match="value changed"):
+        env.finalize_state(wrong)
+    env.finalize_state(state_of("(x + 1)(x + 2)", env).get_out_state("x^2 + 3x + 2", (2, 1), 19))
+
+
+def test_same_value_against_the_exact_oracle() -> None:
+    pairs = [
+        ("(x + 1)(x + 2)", "x^2 + 3x + 2", True),
+        ("(x + 1)(x + 2)", "x^2 + 3x + 3", False),
+        ("x^3 * x", "x^4", True),
+        ("x^3 * x", "x^3", False),
+        ("4x / 2", "2x", True),
+        # Decimals must add up exactly both as written and as binary floats.
+        ("0.5x + 0.25x", "0.75x", True),
+        ("0.1x + 0.2x", "0.3x", False),
+        ("0.1x + 0.2x", "0.30000000000000004x", False),
+        ("sgn(x) + 1 + 1", "sgn(x) + 2", True),
+        ("x = 2 + 3", "x = 5", True),
+    ]
+    for before, after, equal in pairs:
+        assert same_value(parse(before), parse(after), before) is equal, (before, after)
+        assert same_exact_value(parse(before), parse(after), seed=3) is equal, (before, after)
+    # Exponents too large to expand are compared just as exactly.
+    assert same_value(parse("x^99999 * x"), parse("x^100000"), "s")
+    assert not same_value(parse("x^99999 * x"), parse("x^99999"), "s")
+    assert not same_value(parse("2^64 + x"), parse("0 + x"), "s")
+
+
+def _random_play_states(per_env: int) -> List[Tuple[MathyEnv, MathyEnvState]]:
+    states: List[Tuple[MathyEnv, MathyEnvState]] = []
+    for task, env_class in ENV_TASKS.items():
+        for difficulty in MathyEnvDifficulty:
+            env = env_class(seed=23)
+            rng = np.random.default_rng(4)
+            while sum(1 for e, _ in states if e is env) < per_env:
+                state, _ = env.get_initial_state(MathyEnvProblemArgs(difficulty), print_problem=False)
+                for _ in range(per_env):
+                    states.append((env, state))
+                    action = sample_valid_action(env.valid_moves_array(state), rng)
+                    if action is None:
+                        break
+                    state, step, _ = env.get_next_state(state, action)
+                    if is_terminal_transition(step):
+                        break
+    return states
+
+
+def test_the_fast_masks_equal_the_fully_checked_masks() -> None:
+    """Masks of safe expressions skip checking each core rule's result; on every
+    state seeded random play reaches, that gives the fully checked mask, and every
+    offered action keeps the value (by the exact oracle)."""
+    checked = 0
+    for env, state in _random_play_states(per_env=25):
+        text = state.agent.problem
+        parsed = env._expressions.parse(text)
+        fast = env.valid_moves_array(state)
+        full = np.asarray(env._mask_rows(parsed.nodes, None), dtype=np.int8).reshape(fast.shape)
+        env._remove_unsound(parsed, full, range(len(env.rules)), lambda: parse_text(env.parser, text))
+        assert np.array_equal(fast, full), text
+        for action in valid_actions(env, state)[:3]:
+            after, _, _ = env.get_next_state(state, action)
+            assert same_exact_value(parse(text), parse(after.agent.problem), seed=2)
+        checked += 1
+    assert checked >= 24 * 25
