@@ -2,6 +2,7 @@
 step by step with the swarm planner, play episodes and benchmark throughput."""
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -114,7 +115,13 @@ def cmd_solve(args: argparse.Namespace, out: IO[str]) -> int:
     env: MathyEnv = _env_class(args.env)()
     if args.max_moves is not None and args.max_moves < 1:
         raise UsageError(f"--max-moves must be at least 1, got {args.max_moves}")
-    config = SwarmConfig(seed=_seed(args.seed), max_moves=args.max_moves)
+    if not (math.isfinite(args.max_seconds) and args.max_seconds > 0):
+        raise UsageError(
+            f"--max-seconds must be a positive number of seconds, got {args.max_seconds}"
+        )
+    config = SwarmConfig(
+        seed=_seed(args.seed), max_moves=args.max_moves, max_seconds=args.max_seconds
+    )
     started = time.perf_counter()
     solution = swarm_solve(args.problem, config, env)
     elapsed = time.perf_counter() - started
@@ -234,6 +241,12 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--env", default="poly", help="the task whose rules and goal to use (default poly)")
     solve.add_argument("--seed", type=int, default=0, help="planner seed (default 0)")
     solve.add_argument("--max-moves", type=int, default=None, help="move budget (default: the env's)")
+    solve.add_argument(
+        "--max-seconds",
+        type=float,
+        default=60.0,
+        help="give up (not solved, exit 1) after this many seconds (default 60)",
+    )
     solve.set_defaults(run=cmd_solve)
 
     run = commands.add_parser("run", help="play episodes and report win rate, reward and speed")

@@ -10,8 +10,11 @@ lose clone onto live ones; when none is left alive, the swarm restarts from the
 start state. The first win found is returned as a list of actions.
 """
 
+import math
+import numbers
+import time
 from dataclasses import dataclass
-from typing import Dict, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +40,19 @@ class SwarmConfig:
       favour reward over exploration)
     - `max_moves`: move budget when solving a problem given as text (the env's
       `max_moves` when None)
+    - `max_seconds`: wall-clock budget in seconds (None: no limit), checked between
+      walker steps, so the planner can overrun it by about one step. When it runs
+      out the planner gives up like after `max_iters`: the solution is unsolved and
+      holds the most rewarding path found so far. Where it stops depends on the
+      machine's speed; use `max_steps` for a result that does not.
+    - `max_steps`: budget of environment transitions, counted over all walkers
+      (None: no limit); one swarm step of `n_walkers` live walkers uses
+      `n_walkers`. It gives up like `max_seconds` does, and with the same `seed`
+      it always stops at the same place.
+
+    Whichever of `max_iters`, `max_seconds` and `max_steps` runs out first ends
+    the search. Bad values (a wrong type, out of range, not finite) raise a
+    `ValueError` naming the field.
     """
 
     n_walkers: int = 64
@@ -44,16 +60,62 @@ class SwarmConfig:
     seed: Optional[int] = 0
     balance: float = 1.0
     max_moves: Optional[int] = None
+    max_seconds: Optional[float] = None
+    max_steps: Optional[int] = None
 
     def __post_init__(self) -> None:
-        if self.n_walkers < 1:
-            raise ValueError(f"n_walkers must be at least 1, got {self.n_walkers}")
-        if self.max_iters < 0:
-            raise ValueError(f"max_iters must not be negative, got {self.max_iters}")
-        if not (np.isfinite(self.balance) and self.balance >= 0):
-            raise ValueError(f"balance must be a finite number >= 0, got {self.balance}")
-        if self.max_moves is not None and self.max_moves < 1:
-            raise ValueError(f"max_moves must be at least 1, got {self.max_moves}")
+        _check_int("n_walkers", self.n_walkers, 1)
+        _check_int("max_iters", self.max_iters, 0)
+        if self.seed is not None:
+            _check_int("seed", self.seed, 0)
+        if not (
+            _is_real(self.balance)
+            and math.isfinite(self.balance)
+            and self.balance >= 0
+        ):
+            raise ValueError(
+                f"balance must be a finite number >= 0, got {_show(self.balance)}"
+            )
+        if self.max_moves is not None:
+            _check_int("max_moves", self.max_moves, 1)
+        if self.max_seconds is not None and not (
+            _is_real(self.max_seconds)
+            and math.isfinite(self.max_seconds)
+            and self.max_seconds > 0
+        ):
+            raise ValueError(
+                "max_seconds must be a finite number of seconds > 0 (or None for "
+                f"no limit), got {_show(self.max_seconds)}"
+            )
+        if self.max_steps is not None:
+            _check_int("max_steps", self.max_steps, 1, "or None for no limit")
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _show(value: Any) -> str:
+    """A value for an error message, at most 200 characters of it."""
+    return repr(value)[:200]
+
+
+def _quote(text: str) -> str:
+    """A problem text for an error message: quoted, cut to 200 characters."""
+    if len(text) <= 200:
+        return repr(text)
+    return f"{text[:200]!r}... ({len(text)} characters)"
+
+
+def _check_int(name: str, value: Any, least: int, note: str = "") -> None:
+    is_int = isinstance(value, numbers.Integral) and not isinstance(
+        value, (bool, np.bool_)
+    )
+    if not is_int or value < least:
+        extra = f" ({note})" if note else ""
+        raise ValueError(
+            f"{name} must be an integer >= {least}{extra}, got {_show(value)}"
+        )
 
 
 @dataclass
@@ -104,12 +166,14 @@ def _start_state(
     elif isinstance(problem, str):
         text = problem
     else:
-        raise ValueError(f"problem must be a text or a MathyEnvState, got {problem!r}")
+        raise ValueError(
+            f"problem must be a text or a MathyEnvState, got {_show(problem)}"
+        )
     # ValueError quoting the text when it does not parse.
     nodes = env.node_count(text)
     if nodes > env.max_seq_len:
         raise ValueError(
-            f"problem {text!r} has {nodes} nodes, more than "
+            f"problem {_quote(text)} has {nodes} nodes, more than "
             f"max_seq_len={env.max_seq_len}"
         )
     if isinstance(problem, MathyEnvState):
@@ -147,6 +211,9 @@ class _Swarm:
         self.width = 2 * env.max_seq_len
         self._encodings: Dict[str, FloatArray] = {}
         self._rewrites: Dict[Tuple[str, int, int], str] = {}
+        # The budgets of `run`: env transitions taken, and when time runs out.
+        self.steps = 0
+        self.deadline: Optional[float] = None
 
     # -- one walker step ----------------------------------------------------------
 
@@ -183,8 +250,18 @@ class _Swarm:
 
     # -- the swarm ------------------------------------------------------------------
 
+    def _out_of_budget(self) -> bool:
+        """Whether `max_steps` or `max_seconds` ran out."""
+        config = self.config
+        if config.max_steps is not None and self.steps >= config.max_steps:
+            return True
+        return self.deadline is not None and time.perf_counter() >= self.deadline
+
     def run(self) -> SwarmSolution:
         env, rng, size = self.env, self.rng, self.size
+        seconds = self.config.max_seconds
+        self.deadline = None if seconds is None else time.perf_counter() + seconds
+        self.steps = 0
         start = env.get_state_transition(self.root)
         if is_terminal_transition(start):
             return SwarmSolution(start.reward > 0, [], [], 0.0, 0)
@@ -196,13 +273,22 @@ class _Swarm:
         dead = np.zeros(size, dtype=bool)
         best: Tuple[float, Optional[_Step]] = (-np.inf, None)
 
-        for iteration in range(1, self.config.max_iters + 1):
+        iteration = 0
+        while iteration < self.config.max_iters:
+            if self._out_of_budget():
+                break
+            iteration += 1
             winner: Optional[int] = None
+            stopped = False
             for i in range(size):
+                if i > 0 and self._out_of_budget():
+                    stopped = True  # the budget ran out within this iteration
+                    break
                 action = sample_valid_action(env.valid_moves_array(states[i]), rng)
                 if action is None:
                     dead[i] = True
                     continue
+                self.steps += 1
                 state, time_step = self._step(states[i], action)
                 states[i] = state
                 paths[i] = _Step(action, state, paths[i])
@@ -216,6 +302,8 @@ class _Swarm:
                     best = (float(rewards[i]), paths[i])
             if winner is not None:
                 return _solution(True, paths[winner], float(rewards[winner]), iteration)
+            if stopped:
+                break
             if dead.all():
                 states = [self.root] * size
                 paths = [None] * size
@@ -224,7 +312,7 @@ class _Swarm:
                 continue
             self._clone(states, paths, rewards, dead)
         best_reward = best[0] if best[1] is not None else 0.0
-        return _solution(False, best[1], best_reward, self.config.max_iters)
+        return _solution(False, best[1], best_reward, iteration)
 
     def _clone(
         self,

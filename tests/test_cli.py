@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Dict, List, Optional
 
@@ -210,6 +211,53 @@ def test_solve_unsolvable_exits_1() -> None:
     assert "not solved" in result.stdout
 
 
+# A hard poly problem the default swarm (seed 0) needs about 20 iterations for.
+HARD_PROBLEM = "(6x + x + 6x^3 + 6x^3 + 8x^3) + x + 7x^3 + 11x^2 + 12p"
+VERDICT = re.compile(
+    r"^(solved|not solved) in (\d+) steps, reward [+-]\d+\.\d+, "
+    r"(\d+) swarm iterations, (\d+\.\d+)s$"
+)
+
+
+def test_solve_gives_up_when_max_seconds_runs_out() -> None:
+    unbounded = swarm_solve(HARD_PROBLEM, SwarmConfig(seed=0), PolySimplify())
+    assert unbounded.solved and unbounded.iterations > 5
+    out = io.StringIO()
+    began = time.perf_counter()
+    code = main(["solve", HARD_PROBLEM, "--seed", "0", "--max-seconds", "0.05"], out)
+    assert time.perf_counter() - began < 5  # generous: catches an ignored budget
+    assert code == 1
+    lines = out.getvalue().splitlines()
+    verdict = VERDICT.match(lines[-1])
+    assert verdict, lines[-1]
+    assert verdict.group(1) == "not solved"
+    assert 1 <= int(verdict.group(3)) < unbounded.iterations
+    # The best path so far is printed step by step, as for any unsolved problem.
+    steps = [m for m in map(STEP_LINE.match, lines) if m]
+    assert len(steps) == int(verdict.group(2))
+
+
+def test_solve_max_seconds_in_a_subprocess() -> None:
+    result = cli("solve", HARD_PROBLEM, "--max-seconds", "0.05")
+    assert_ok(result, code=1)
+    verdict = VERDICT.match(result.stdout.splitlines()[-1])
+    assert verdict and verdict.group(1) == "not solved", result.stdout
+
+
+def test_solve_max_seconds_defaults_to_a_minute() -> None:
+    result = cli("solve", "--help")
+    assert_ok(result)
+    assert "--max-seconds" in result.stdout
+    assert "default 60" in " ".join(result.stdout.split())
+    # A budget that does not run out changes nothing.
+    out = io.StringIO()
+    assert main(["solve", "4x + 2y + 2x", "--max-seconds", "600"], out) == 0
+    default = io.StringIO()
+    assert main(["solve", "4x + 2y + 2x"], default) == 0
+    strip_time = re.compile(r", \d+\.\d+s$", re.M)
+    assert strip_time.sub("", out.getvalue()) == strip_time.sub("", default.getvalue())
+
+
 def test_solve_an_already_simplified_problem() -> None:
     out = io.StringIO()
     assert main(["solve", "6x + 2y"], out) == 0
@@ -309,6 +357,11 @@ BAD_INPUT = [
     (["run", "poly", "--agent", "oracle"], "oracle"),
     (["run", "poly", "--episodes", "0"], None),
     (["teleport"], "teleport"),
+    (["solve", "4x + 2x", "--max-seconds", "0"], "--max-seconds must be a positive"),
+    (["solve", "4x + 2x", "--max-seconds", "-1"], "--max-seconds must be a positive"),
+    (["solve", "4x + 2x", "--max-seconds", "nan"], "--max-seconds must be a positive"),
+    (["solve", "4x + 2x", "--max-seconds", "inf"], "--max-seconds must be a positive"),
+    (["solve", "4x + 2x", "--max-seconds", "soon"], "soon"),
 ]
 
 

@@ -4,6 +4,7 @@ Every solution is checked by replaying its actions with `env.get_next_state` fro
 the start state, not by trusting the planner's own bookkeeping.
 """
 
+import time
 from typing import List, Optional, Tuple, Type
 
 import numpy as np
@@ -319,3 +320,187 @@ def test_relativize_mean_maps_to_one() -> None:
 def test_relativize_constant_input_gives_ones(value: float) -> None:
     out = relativize(np.full(6, value))
     assert np.array_equal(out, np.ones(6))
+
+
+# -- budgets ----------------------------------------------------------------------
+
+# A hard problem the default swarm needs about 20 iterations (over a second) for.
+HARD_SEED = 2
+NO_LIMIT = 10**9  # max_iters that only a budget can cut short
+
+
+class CountingPolySimplify(PolySimplify):
+    """PolySimplify that counts the transitions it computes (`get_next_state`
+    calls; the planner may reuse a rewrite it has seen instead of calling it)."""
+
+    calls = 0
+
+    def get_next_state(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        return super().get_next_state(*args, **kwargs)
+
+
+def hard_start(env: MathyEnv) -> MathyEnvState:
+    start, problem = env.get_initial_state(HARD, seed=HARD_SEED)
+    assert not is_terminal_transition(env.get_state_transition(start)), problem.text
+    return start
+
+
+def test_a_one_step_budget_stops_after_one_transition() -> None:
+    env = CountingPolySimplify()
+    start = hard_start(env)
+    began = time.perf_counter()
+    config = SwarmConfig(seed=0, max_iters=NO_LIMIT, max_steps=1)
+    solution = swarm_solve(start, config, env)
+    assert time.perf_counter() - began < 5
+    assert env.calls == 1
+    assert solution.solved is False
+    assert solution.iterations == 1
+    assert len(solution.actions) == 1  # the one step taken is the best path
+    steps = replay(env, start, solution)
+    assert not is_terminal_transition(steps[0])
+
+
+@pytest.mark.parametrize(
+    "max_steps, iterations", [(4, 1), (8, 2), (10, 3), (13, 4)]
+)
+def test_max_steps_counts_transitions_of_all_walkers(
+    max_steps: int, iterations: int
+) -> None:
+    # 4 walkers take 4 transitions per iteration; a partial iteration counts.
+    env = CountingPolySimplify()
+    start = hard_start(env)
+    config = SwarmConfig(seed=1, n_walkers=4, max_iters=NO_LIMIT, max_steps=max_steps)
+    solution = swarm_solve(start, config, env)
+    assert 1 <= env.calls <= max_steps
+    assert solution.solved is False
+    assert solution.iterations == iterations
+    assert 1 <= len(solution.actions) <= iterations
+    replay(env, start, solution)
+
+
+@pytest.mark.parametrize("problem", ["hard", "unsolvable"])
+def test_a_time_budget_stops_the_search(problem: str) -> None:
+    env = PolySimplify()
+    if problem == "hard":
+        start = hard_start(env)
+    else:
+        # One move can't simplify it: without a budget the swarm would restart
+        # for NO_LIMIT iterations.
+        start = MathyEnvState(
+            problem="4x + 2y + 2x",
+            max_moves=1,
+            num_rules=len(env.rules),
+            problem_type=env.get_env_namespace(),
+        )
+    config = SwarmConfig(seed=0, max_iters=NO_LIMIT, max_seconds=0.05)
+    began = time.perf_counter()
+    solution = swarm_solve(start, config, env)
+    elapsed = time.perf_counter() - began
+    assert elapsed < 5, elapsed  # generous: it catches a planner that ignores it
+    assert solution.solved is False
+    assert 1 <= solution.iterations < 10_000
+    assert solution.actions, "the best path found so far"
+    replay(env, start, solution)
+
+
+def test_same_seed_and_max_steps_same_result() -> None:
+    env = PolySimplify()
+    start = hard_start(env)
+    config = SwarmConfig(seed=4, max_iters=NO_LIMIT, max_steps=300)
+    first = swarm_solve(start, config, env)
+    second = swarm_solve(start, SwarmConfig(seed=4, max_iters=NO_LIMIT, max_steps=300))
+    assert first.solved is False
+    assert first.iterations == 5  # 300 transitions of 64 walkers
+    assert first.actions == second.actions
+    assert first.states == second.states
+    assert first.reward == second.reward
+    assert first.iterations == second.iterations
+    replay(env, start, first)
+
+
+def test_budgets_that_do_not_run_out_change_nothing() -> None:
+    env = BinomialDistribute()
+    start, _ = env.get_initial_state(EASY, seed=2)
+    plain = swarm_solve(start, SwarmConfig(seed=3), env)
+    budgeted = swarm_solve(
+        start, SwarmConfig(seed=3, max_steps=10**7, max_seconds=600.0), env
+    )
+    assert_replays_to_win(env, start, budgeted)
+    assert budgeted.actions == plain.actions
+    assert budgeted.iterations == plain.iterations
+
+
+def test_a_win_on_the_last_step_of_the_budget_counts() -> None:
+    """The budget stops the search at an exact transition: the smallest
+    `max_steps` that solves the problem ends on the winning step, even in the
+    middle of a swarm iteration, and one step less does not solve it."""
+    env = PolySimplify()
+    start = MathyEnvState(
+        problem="4x + 2y + 2x",
+        max_moves=env.max_moves,
+        num_rules=len(env.rules),
+        problem_type=env.get_env_namespace(),
+    )
+    walkers = 8
+
+    def solve(max_steps: int) -> SwarmSolution:
+        config = SwarmConfig(seed=0, n_walkers=walkers, max_steps=max_steps)
+        return swarm_solve(start, config, env)
+
+    smallest = next(n for n in range(1, 2000) if solve(n).solved)
+    solution = solve(smallest)
+    assert_replays_to_win(env, start, solution)
+    assert solution.iterations == -(-smallest // walkers)  # ceil
+    assert smallest > 1
+    assert solve(smallest - 1).solved is False
+
+
+BAD_CONFIGS = [
+    ({"max_seconds": 0}, "max_seconds"),
+    ({"max_seconds": -1.0}, "max_seconds"),
+    ({"max_seconds": float("nan")}, "max_seconds"),
+    ({"max_seconds": float("inf")}, "max_seconds"),
+    ({"max_seconds": "1"}, "max_seconds"),
+    ({"max_seconds": True}, "max_seconds"),
+    ({"max_steps": 0}, "max_steps"),
+    ({"max_steps": -5}, "max_steps"),
+    ({"max_steps": 1.5}, "max_steps"),
+    ({"max_steps": float("inf")}, "max_steps"),
+    ({"max_steps": "3"}, "max_steps"),
+    ({"max_steps": True}, "max_steps"),
+    ({"n_walkers": "64"}, "n_walkers"),
+    ({"n_walkers": 2.0}, "n_walkers"),
+    ({"max_iters": None}, "max_iters"),
+    ({"balance": -0.5}, "balance"),
+    ({"balance": float("nan")}, "balance"),
+    ({"balance": "1"}, "balance"),
+    ({"seed": -1}, "seed"),
+    ({"seed": "0"}, "seed"),
+    ({"max_moves": 0}, "max_moves"),
+]
+
+
+@pytest.mark.parametrize(
+    "kwargs, field", BAD_CONFIGS, ids=[repr(kwargs) for kwargs, _ in BAD_CONFIGS]
+)
+def test_bad_config_values_raise_value_error_naming_the_field(
+    kwargs: dict, field: str  # type: ignore[type-arg]
+) -> None:
+    with pytest.raises(ValueError, match=field):
+        SwarmConfig(**kwargs)
+
+
+def test_budgets_accept_numpy_numbers_and_none() -> None:
+    config = SwarmConfig(max_seconds=np.float64(0.5), max_steps=np.int64(10))
+    assert swarm_solve("4x + 2y + 2x", config).iterations >= 1
+    assert SwarmConfig().max_seconds is None and SwarmConfig().max_steps is None
+
+
+def test_a_problem_too_long_for_max_seq_len_is_quoted_short() -> None:
+    text = " + ".join(f"{i + 2}x" for i in range(100))
+    with pytest.raises(ValueError, match="max_seq_len=128") as raised:
+        swarm_solve(text)
+    message = str(raised.value)
+    assert text[:40] in message and text not in message
+    assert len(message) < 400

@@ -1,6 +1,16 @@
 """`MathyGymEnv`: any `MathyEnv` as a `gymnasium.Env`."""
 
-from typing import Any, Dict, NamedTuple, Optional, SupportsFloat, Tuple, Type, Union
+from typing import (
+    Any,
+    Dict,
+    Mapping,
+    NamedTuple,
+    Optional,
+    SupportsFloat,
+    Tuple,
+    Type,
+    Union,
+)
 
 import gymnasium
 import numpy as np
@@ -15,6 +25,8 @@ from ..types import MathyEnvProblem, MathyEnvProblemArgs
 from .spaces import MaskedDiscrete, observation_space
 
 MAX_RESET_ATTEMPTS = 100
+# The most characters of a problem text an error message quotes.
+QUOTE_LIMIT = 200
 
 Observation = Union[npt.NDArray[np.float32], Dict[str, Any]]
 
@@ -51,6 +63,12 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
     (int8, length `action_size`) comes with every reset and step; step infos also
     hold `transition`, `done`, `truncated`, `change`, `valid` and, when the episode
     ends, `win`.
+
+    Errors are `ValueError`s: an `env_problem` that does not parse or has more
+    nodes than `max_seq_len` fails at construction, `step()` before `reset()` or
+    after the episode ended (terminated or truncated) fails until the next
+    `reset()`, and a `reset()` that fails leaves the env as it was (its state,
+    action mask, last observation and random generator).
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
@@ -102,26 +120,42 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         self.state = None
         self._problem: Optional[MathyEnvProblem] = None
         self._observation: Optional[Observation] = None
+        self._episode_over = False
         if env_problem is not None:
-            self.mathy.node_count(env_problem)  # fail early on unparsable text
+            self._check_fixed_problem(env_problem)  # fail early, not at reset
 
     # -- gymnasium API ----------------------------------------------------------
 
     def reset(
         self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
     ) -> Tuple[Observation, Dict[str, Any]]:
-        super().reset(seed=seed)
-        # Gymnasium's generator drives the problem generator.
-        self.mathy.np_random = self.np_random
-        self.state = self._initial_state()
-        mask = self._update_mask()
-        observation = self._observe(mask)
+        # Everything is computed before anything is assigned; a reset that fails
+        # also puts the random generators back, so the env is left as it was.
+        saved = self._save_generators()
+        try:
+            super().reset(seed=seed)
+            # Gymnasium's generator drives the problem generator.
+            self.mathy.np_random = self.np_random
+            state, problem = self._initial_state()
+            mask = self._mask_of(state)
+            observation = self._observe(state, mask)
+        except BaseException:
+            self._restore_generators(saved)
+            raise
+        if problem is not None:
+            self._problem = problem
+        self._commit(state, mask, observation, episode_over=False)
         return observation, {"action_mask": mask.copy()}
 
     def step(
         self, action: Any
     ) -> Tuple[Observation, SupportsFloat, bool, bool, Dict[str, Any]]:
         state = self._require_state()
+        if self._episode_over:
+            raise ValueError(
+                "the episode is over (the last step was terminated or truncated): "
+                "call reset() to start a new episode before step()"
+            )
         rule_index, node_index = self.mathy.to_action(action)
         valid_moves = self.mathy.valid_moves_array(state)
         valid = bool(
@@ -132,7 +166,6 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         next_state, time_step, change = self.mathy.get_next_state(
             state, (rule_index, node_index)
         )
-        self.state = next_state
         text = next_state.agent.problem
         rule_name = change.rule.name if valid else "invalid-action"
         oversize = self.mathy.node_count(text) > self.mathy.max_seq_len
@@ -142,15 +175,14 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             reward = self.mathy.get_lose_signal(next_state)
             terminated = True
             mask = np.zeros(self.action_size, np.int8)
-            self.action_space.update_mask(mask)
             assert self._observation is not None
             observation = _copy_observation(self._observation)
             _mask_part(observation, self.action_size)[:] = 0.0
         else:
             reward = time_step.reward
             terminated = is_terminal_transition(time_step)
-            mask = self._update_mask()
-            observation = self._observe(mask)
+            mask = self._mask_of(next_state)
+            observation = self._observe(next_state, mask)
         truncated = next_state.agent.moves_remaining <= 0
         info: Dict[str, Any] = {
             "action_mask": mask.copy(),
@@ -168,6 +200,8 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         }
         if terminated or truncated:
             info["win"] = bool(terminated and not oversize and reward > 0)
+        over = terminated or truncated
+        self._commit(next_state, mask, observation, episode_over=over)
         if self.render_mode == "human":
             self.render()
         return observation, float(reward), terminated, truncated, info
@@ -193,45 +227,93 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             raise ValueError("call reset() before step()")
         return self.state
 
-    def _initial_state(self) -> MathyEnvState:
+    def _commit(
+        self,
+        state: MathyEnvState,
+        mask: npt.NDArray[np.int8],
+        observation: Observation,
+        episode_over: bool,
+    ) -> None:
+        """Make a fully computed transition the env's current one."""
+        self.action_space.update_mask(mask)
+        self.state = state
+        self._observation = observation
+        self._episode_over = episode_over
+
+    def _save_generators(self) -> "_Generators":
+        env_rng = self._np_random
+        return _Generators(
+            env_rng,
+            self._np_random_seed,
+            None if env_rng is None else env_rng.bit_generator.state,
+            self.mathy.np_random,
+            self.mathy.np_random.bit_generator.state,
+        )
+
+    def _restore_generators(self, saved: "_Generators") -> None:
+        saved.mathy_rng.bit_generator.state = saved.mathy_rng_state
+        self.mathy.np_random = saved.mathy_rng
+        if saved.env_rng is not None and saved.env_rng_state is not None:
+            saved.env_rng.bit_generator.state = saved.env_rng_state
+        self._np_random = saved.env_rng
+        self._np_random_seed = saved.env_seed
+
+    def _check_fixed_problem(self, text: Any) -> None:
+        """A `ValueError` unless `text` parses into at most `max_seq_len` nodes."""
+        if not isinstance(text, str):
+            raise ValueError(
+                f"env_problem must be a problem text, got {type(text).__name__} "
+                f"{repr(text)[:QUOTE_LIMIT]}"
+            )
+        nodes = self.mathy.node_count(text)  # a ValueError when it does not parse
+        if nodes > self.mathy.max_seq_len:
+            raise ValueError(
+                f"env_problem {_quote(text)} has {nodes} nodes, more than "
+                f"max_seq_len={self.mathy.max_seq_len}: pass a max_seq_len of at "
+                f"least {nodes} or a shorter problem"
+            )
+
+    def _initial_state(self) -> Tuple[MathyEnvState, Optional[MathyEnvProblem]]:
+        """The start state of a new episode, and the generated problem it plays
+        (None when nothing new was generated)."""
         mathy = self.mathy
         if self.env_problem is not None:
-            return MathyEnvState(
+            self._check_fixed_problem(self.env_problem)
+            state = MathyEnvState(
                 problem=self.env_problem,
                 max_moves=self.env_max_moves,
                 num_rules=len(mathy.rules),
                 problem_type=mathy.get_env_namespace(),
             )
+            return state, None
         config = (
             self.env_problem_args
             if self.env_problem_args is not None
             else MathyEnvProblemArgs()
         )
         if self.repeat_problem and self._problem is not None:
-            return mathy.state_from_problem(self._problem, config)
+            return mathy.state_from_problem(self._problem, config), None
         for _ in range(MAX_RESET_ATTEMPTS):
             problem = mathy.problem_fn(config)
             if mathy.node_count(problem.text) <= mathy.max_seq_len:
-                self._problem = problem
-                return mathy.state_from_problem(problem, config)
+                return mathy.state_from_problem(problem, config), problem
         raise ValueError(
             f"max_seq_len={mathy.max_seq_len} is too small for "
             f"{type(mathy).__name__}: {MAX_RESET_ATTEMPTS} generated problems in a "
             f"row did not fit"
         )
 
-    def _update_mask(self) -> npt.NDArray[np.int8]:
-        """The flat `(rule, node)` mask of the current state, padded to
-        `action_size`, also set on the action space."""
-        valid_moves = self.mathy.valid_moves_array(self._require_state())
+    def _mask_of(self, state: MathyEnvState) -> npt.NDArray[np.int8]:
+        """The flat `(rule, node)` mask of a state, padded to `action_size`."""
+        valid_moves = self.mathy.valid_moves_array(state)
         mask = np.zeros((valid_moves.shape[0], self.mathy.max_seq_len), np.int8)
         mask[:, : valid_moves.shape[1]] = valid_moves
-        flat = mask.reshape(-1)
-        self.action_space.update_mask(flat)
-        return flat
+        return mask.reshape(-1)
 
-    def _observe(self, mask: npt.NDArray[np.int8]) -> Observation:
-        state = self._require_state()
+    def _observe(
+        self, state: MathyEnvState, mask: npt.NDArray[np.int8]
+    ) -> Observation:
+        """The observation of a state whose flat mask is `mask`."""
         mathy = self.mathy
         built = state.to_observation(
             move_mask=mathy.valid_moves_array(state),
@@ -248,8 +330,25 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             total = action_mask.sum()
             if total > 0:
                 action_mask /= total
-        self._observation = observation
         return observation
+
+
+class _Generators(NamedTuple):
+    """The random generators of a `MathyGymEnv` and their states, to put back
+    when a reset fails."""
+
+    env_rng: Optional[np.random.Generator]
+    env_seed: Optional[int]
+    env_rng_state: Optional[Mapping[str, Any]]
+    mathy_rng: np.random.Generator
+    mathy_rng_state: Mapping[str, Any]
+
+
+def _quote(text: str) -> str:
+    """`text` for an error message: quoted, and cut to `QUOTE_LIMIT` characters."""
+    if len(text) <= QUOTE_LIMIT:
+        return repr(text)
+    return f"{text[:QUOTE_LIMIT]!r}... ({len(text)} characters)"
 
 
 def _mask_part(observation: Observation, size: int) -> npt.NDArray[np.float32]:

@@ -25,6 +25,7 @@ from gymnasium.utils.env_checker import check_env
 
 import mathy_envs.gym
 from mathy_envs import MathyEnvState, ObservationType
+from oracles import parse
 from mathy_envs.envs import (
     BinomialDistribute,
     ComplexSimplify,
@@ -43,7 +44,12 @@ from mathy_envs.gym import (
     observation_space,
 )
 from mathy_envs.time_step import TimeStep, is_terminal_transition
-from mathy_envs.types import EnvRewards, MathyEnvDifficulty
+from mathy_envs.types import (
+    EnvRewards,
+    MathyEnvDifficulty,
+    MathyEnvProblem,
+    MathyEnvProblemArgs,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SNIPPET = ROOT / "snippets" / "gym" / "maskable_ppo.py"
@@ -751,6 +757,221 @@ def test_reset_gives_up_when_max_seq_len_is_too_small() -> None:
         env.reset(seed=0)
 
 
+# -- construction, failed resets and finished episodes ------------------------------
+
+LONG_PROBLEM = " + ".join(f"{i + 2}x" for i in range(100))
+
+
+def test_a_fixed_problem_longer_than_max_seq_len_fails_at_construction() -> None:
+    nodes = len(parse(LONG_PROBLEM).to_list())  # mathy_core's count: 399
+    assert nodes > 128
+    with pytest.raises(ValueError) as raised:
+        MathyGymEnv(PolySimplify, env_problem=LONG_PROBLEM)
+    message = str(raised.value)
+    assert f"{nodes} nodes" in message
+    assert "max_seq_len=128" in message
+    # The message quotes the start of the problem, not all 591 characters of it.
+    assert LONG_PROBLEM[:40] in message
+    assert LONG_PROBLEM not in message
+    assert len(message) < 400
+    # One node short fails too; a max_seq_len that fits works.
+    with pytest.raises(ValueError, match=f"max_seq_len={nodes - 1}"):
+        MathyGymEnv(PolySimplify, env_problem=LONG_PROBLEM, max_seq_len=nodes - 1)
+    env = MathyGymEnv(PolySimplify, env_problem=LONG_PROBLEM, max_seq_len=nodes)
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    assert _problem(env) == LONG_PROBLEM
+    obs, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert info["valid"] is True and env.observation_space.contains(obs)
+
+
+@pytest.mark.parametrize("problem", [42, None, b"4x + 2x", ["4x + 2x"]])
+def test_a_fixed_problem_must_be_text(problem: Any) -> None:
+    if problem is None:  # None means "generate problems": that is fine
+        MathyGymEnv(PolySimplify, env_problem=problem).reset(seed=0)
+        return
+    with pytest.raises(ValueError, match="env_problem"):
+        MathyGymEnv(PolySimplify, env_problem=problem)
+
+
+class _Outgrowing(PolySimplify):
+    """PolySimplify whose problem generator can be switched to problems too long
+    for any observation."""
+
+    too_long = False
+
+    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+        problem = super().problem_fn(params)
+        if self.too_long:
+            return MathyEnvProblem(LONG_PROBLEM, problem.complexity, problem.type)
+        return problem
+
+
+def _fail_reset_by_generator(env: MathyGymEnv, seed: Any) -> None:
+    env.mathy.too_long = True  # type: ignore[attr-defined]
+    try:
+        with pytest.raises(ValueError, match="max_seq_len=128 is too small"):
+            env.reset(seed=seed)
+    finally:
+        env.mathy.too_long = False  # type: ignore[attr-defined]
+
+
+def _fail_reset_late(env: MathyGymEnv, seed: Any) -> None:
+    """A reset whose new state is built and only its observation fails."""
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("observation failed")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(MathyEnvState, "to_observation", broken)
+        with pytest.raises(ValueError, match="observation failed"):
+            env.reset(seed=seed)
+
+
+@pytest.mark.parametrize("seed", [None, 99])
+@pytest.mark.parametrize("fail", [_fail_reset_by_generator, _fail_reset_late])
+def test_a_failed_reset_leaves_the_env_as_it_was(fail: Any, seed: Any) -> None:
+    """A twin env that never saw the failed reset plays on identically: same
+    state, mask, observations and problem stream."""
+    args = MathyEnvProblemArgs(MathyEnvDifficulty.normal)
+    env = MathyGymEnv(_Outgrowing, env_problem_args=args)
+    twin = MathyGymEnv(_Outgrowing, env_problem_args=args)
+    for each in (env, twin):
+        obs, info = each.reset(seed=3)
+        each.step(int(np.flatnonzero(info["action_mask"])[0]))
+    state, masks, line = env.state, env.action_masks(), env.render()
+
+    fail(env, seed)
+
+    assert env.state is state
+    np.testing.assert_array_equal(env.action_masks(), masks)
+    np.testing.assert_array_equal(env.action_space.mask, masks.astype(np.int8))
+    assert env.render() == line
+    action = int(np.flatnonzero(masks)[-1])
+    out, twin_out = env.step(action), twin.step(action)
+    _assert_same_obs(out[0], twin_out[0])
+    assert out[1:4] == twin_out[1:4]
+    np.testing.assert_array_equal(out[4]["action_mask"], twin_out[4]["action_mask"])
+    assert out[4]["change"] == twin_out[4]["change"]
+    # The failed reset drew nothing from the problem stream and kept its seed.
+    assert env.np_random_seed == twin.np_random_seed
+    for _ in range(3):
+        obs, _ = env.reset()
+        twin_obs, _ = twin.reset()
+        assert _problem(env) == _problem(twin)
+        _assert_same_obs(obs, twin_obs)
+
+
+def test_a_failed_reset_keeps_the_last_observation() -> None:
+    """The oversize step shows the last observation that fit: after a failed
+    reset it is still the one of the live episode."""
+    env = MathyGymEnv(PolySimplify, env_problem="(x + 1)(x + 2)", max_seq_len=8)
+    obs, info = env.reset(seed=0)
+    expected = obs.copy()
+    expected[len(expected) - env.action_size :] = 0.0
+    env.env_problem = "(x + 1)(x + 2)(x + 3)"  # 11 nodes: the reset fails
+    with pytest.raises(ValueError, match=r"11 nodes.*max_seq_len=8"):
+        env.reset(seed=1)
+    env.env_problem = "(x + 1)(x + 2)"
+    _fail_reset_late(env, 2)
+    assert _problem(env) == "(x + 1)(x + 2)"
+    np.testing.assert_array_equal(env.action_masks(), info["action_mask"] == 1)
+    distribute = [type(r).__name__ for r in env.mathy.rules].index(
+        "DistributiveMultiplyRule"
+    )
+    node = int(np.flatnonzero(info["action_mask"].reshape(-1, 8)[distribute])[0])
+    obs, reward, terminated, _, info = env.step(distribute * 8 + node)
+    assert terminated is True and reward == EnvRewards.LOSE
+    np.testing.assert_array_equal(obs, expected)
+    obs, info = env.reset()
+    assert _problem(env) == "(x + 1)(x + 2)" and info["action_mask"].any()
+
+
+def _end_by_winning(env: MathyGymEnv, info: Dict[str, Any]) -> Dict[str, Any]:
+    for rule in ("DistributiveFactorOutRule", "ConstantsSimplifyRule"):
+        *_, info = env.step(_rule_action(env, info, rule))
+    assert info["win"] is True
+    return info
+
+
+def _end_by_running_out_of_moves(
+    env: MathyGymEnv, info: Dict[str, Any]
+) -> Dict[str, Any]:
+    for _ in range(env.env_max_moves):
+        _, _, terminated, truncated, info = env.step(
+            _rule_action(env, info, "CommutativeSwapRule")
+        )
+    assert truncated is True and info["win"] is False
+    return info
+
+
+def _end_by_an_invalid_action(
+    env: MathyGymEnv, info: Dict[str, Any]
+) -> Dict[str, Any]:
+    env.mathy.invalid_action_response = "terminal"
+    invalid = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, _, terminated, _, info = env.step(invalid)
+    assert terminated is True and info["valid"] is False
+    return info
+
+
+def _end_by_outgrowing(env: MathyGymEnv, info: Dict[str, Any]) -> Dict[str, Any]:
+    _, _, terminated, _, info = env.step(
+        _rule_action(env, info, "DistributiveMultiplyRule")
+    )
+    assert terminated is True and info["oversize"] is True
+    return info
+
+
+ENDINGS = [
+    ("4x + 2x", 5, 128, _end_by_winning),
+    ("4x + 2y + 3x", 3, 128, _end_by_running_out_of_moves),
+    ("4x + 2y + 3x", 9, 128, _end_by_an_invalid_action),
+    ("(x + 1)(x + 2)", 9, 8, _end_by_outgrowing),
+]
+
+
+@pytest.mark.parametrize(
+    "problem, moves, max_seq_len, end",
+    ENDINGS,
+    ids=[end.__name__.lstrip("_") for *_, end in ENDINGS],
+)
+def test_step_after_the_episode_ended_raises_until_reset(
+    problem: str, moves: int, max_seq_len: int, end: Any
+) -> None:
+    env = MathyGymEnv(
+        PolySimplify,
+        env_problem=problem,
+        env_max_moves=moves,
+        max_seq_len=max_seq_len,
+    )
+    for episode in range(2):
+        _, info = env.reset(seed=episode)
+        info = end(env, info)
+        assert info["done"] is True
+        state, masks = env.state, env.action_masks()
+        assert state is not None
+        moves_left = state.agent.moves_remaining
+        still_valid = np.flatnonzero(info["action_mask"])[:1].tolist()
+        for action in [0, *still_valid]:
+            with pytest.raises(ValueError, match=r"reset\(\)") as raised:
+                env.step(action)
+            assert "episode" in str(raised.value)
+            # Nothing changed: no move was used, the mask is the same.
+            assert env.state is state
+            assert env.state.agent.moves_remaining == moves_left
+            np.testing.assert_array_equal(env.action_masks(), masks)
+    # After a reset play goes on as in a fresh episode.
+    obs, info = env.reset(seed=5)
+    assert _problem(env) == problem
+    obs, reward, terminated, truncated, info = env.step(
+        int(np.flatnonzero(info["action_mask"])[0])
+    )
+    assert info["valid"] is True
+    assert env.state is not None and env.state.agent.moves_remaining == moves - 1
+    assert env.observation_space.contains(obs)
+
+
 # -- pickling and vector envs ------------------------------------------------------
 
 
@@ -807,6 +1028,49 @@ def test_async_vector_env(obs_type: str) -> None:
             episodes_ended += int(np.sum(terminated | truncated))
         assert episodes_ended > 0
         assert valid_steps > 150
+    finally:
+        envs.close()
+
+
+@pytest.mark.parametrize(
+    "autoreset_mode",
+    [None, gymnasium.vector.AutoresetMode.SAME_STEP],
+    ids=["default", "same-step"],
+)
+def test_sync_vector_env_autoreset_never_steps_a_finished_episode(
+    autoreset_mode: Any,
+) -> None:
+    """Gymnasium's autoreset resets a finished env instead of stepping it, so the
+    "episode is over" error never fires. Binomial hard with a small max_seq_len
+    also ends episodes by outgrowing it, which leaves an all-zero mask row."""
+    L = 13
+    env_fns = [
+        lambda: gymnasium.make("mathy-binomial-hard-v0", max_seq_len=L) for _ in range(2)
+    ]
+    kwargs = {} if autoreset_mode is None else {"autoreset_mode": autoreset_mode}
+    envs = gymnasium.vector.SyncVectorEnv(env_fns, **kwargs)
+    try:
+        obs, infos = envs.reset(seed=[4, 5])
+        rng = np.random.default_rng(0)
+        episodes_ended = valid_steps = empty_masks = 0
+        for _ in range(500):
+            actions = []
+            for mask in infos["action_mask"]:
+                valid = np.flatnonzero(mask)
+                empty_masks += len(valid) == 0
+                actions.append(int(rng.choice(valid)) if len(valid) else 0)
+            obs, rewards, terminated, truncated, infos = envs.step(np.array(actions))
+            assert envs.observation_space.contains(obs)
+            assert np.all(np.isfinite(rewards))
+            if "valid" in infos:
+                stepped = infos["_valid"]
+                assert infos["valid"][stepped].all()
+                valid_steps += int(stepped.sum())
+            episodes_ended += int(np.sum(terminated | truncated))
+        assert episodes_ended > 20
+        assert valid_steps > 500
+        if autoreset_mode is None:
+            assert empty_masks > 0  # the all-zero rows came up and were handled
     finally:
         envs.close()
 
