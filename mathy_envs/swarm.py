@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .env import MathyEnv, sample_valid_action
+from .limits import quote
 from .observations import node_types, node_values
 from .parsing import parse
 from .state import MathyEnvState
@@ -74,7 +75,7 @@ class SwarmConfig:
             and self.balance >= 0
         ):
             raise ValueError(
-                f"balance must be a finite number >= 0, got {_show(self.balance)}"
+                f"balance must be a finite number >= 0, got {quote(self.balance)}"
             )
         if self.max_moves is not None:
             _check_int("max_moves", self.max_moves, 1)
@@ -85,7 +86,7 @@ class SwarmConfig:
         ):
             raise ValueError(
                 "max_seconds must be a finite number of seconds > 0 (or None for "
-                f"no limit), got {_show(self.max_seconds)}"
+                f"no limit), got {quote(self.max_seconds)}"
             )
         if self.max_steps is not None:
             _check_int("max_steps", self.max_steps, 1, "or None for no limit")
@@ -95,18 +96,6 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
-def _show(value: Any) -> str:
-    """A value for an error message, at most 200 characters of it."""
-    return repr(value)[:200]
-
-
-def _quote(text: str) -> str:
-    """A problem text for an error message: quoted, cut to 200 characters."""
-    if len(text) <= 200:
-        return repr(text)
-    return f"{text[:200]!r}... ({len(text)} characters)"
-
-
 def _check_int(name: str, value: Any, least: int, note: str = "") -> None:
     is_int = isinstance(value, numbers.Integral) and not isinstance(
         value, (bool, np.bool_)
@@ -114,7 +103,7 @@ def _check_int(name: str, value: Any, least: int, note: str = "") -> None:
     if not is_int or value < least:
         extra = f" ({note})" if note else ""
         raise ValueError(
-            f"{name} must be an integer >= {least}{extra}, got {_show(value)}"
+            f"{name} must be an integer >= {least}{extra}, got {quote(value)}"
         )
 
 
@@ -167,13 +156,13 @@ def _start_state(
         text = problem
     else:
         raise ValueError(
-            f"problem must be a text or a MathyEnvState, got {_show(problem)}"
+            f"problem must be a text or a MathyEnvState, got {quote(problem)}"
         )
     # ValueError quoting the text when it does not parse.
     nodes = env.node_count(text)
     if nodes > env.max_seq_len:
         raise ValueError(
-            f"problem {_quote(text)} has {nodes} nodes, more than "
+            f"problem {quote(text)} has {nodes} nodes, more than "
             f"max_seq_len={env.max_seq_len}"
         )
     if isinstance(problem, MathyEnvState):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from mathy_envs import MathyEnvState, envs
 from mathy_envs.cli import main as cli_main
+from mathy_envs.gym import MathyGymEnv
 from mathy_envs.state import ObservationType
 from mathy_envs.swarm import SwarmConfig, swarm_solve
 
@@ -113,6 +114,16 @@ def test_every_entry_point_works_or_raises_value_error(text: str, seed: int) -> 
         solved, _ = outcome(lambda: swarm_solve(text, solve_config, env))
         assert solved == accepted
         assert cli_main(["solve", text, "--max-moves", "2"]) in ((0, 1) if accepted else (2,))
+        gym_ok, gym_env = outcome(
+            lambda: MathyGymEnv(envs.PolySimplify, env_problem=text, max_seq_len=1024)
+        )
+        assert gym_ok == accepted
+        if gym_ok:
+            assert isinstance(gym_env, MathyGymEnv)
+            _, info = gym_env.reset(seed=seed)
+            valid = np.flatnonzero(info["action_mask"])
+            if valid.size:
+                gym_env.step(int(valid[0]))
         if not accepted:
             # A state reaching the text anyway (get_out_state takes any text) gets
             # ValueErrors too.

@@ -7,6 +7,7 @@ SPEC's constants and formulas.
 
 import random
 import re
+import signal
 import traceback
 from typing import Any, List, Optional, Sequence, Tuple, Type
 
@@ -25,7 +26,7 @@ from mathy_core.rules import (
 
 from mathy_envs import MathyEnv, MathyEnvState, MathyObservation, ObservationType
 from mathy_envs.env import INVALID_ACTION_RESPONSES
-from mathy_envs.envs import PolySimplify
+from mathy_envs.envs import PolyHaystackLikeTerms, PolySimplify
 from mathy_envs.state import MathyEnvStateStep, MathyGraphObservation
 from mathy_envs.time_step import TimeStep, is_terminal_transition, termination, transition
 from mathy_envs.types import (
@@ -1281,6 +1282,68 @@ def test_print_history_replays_the_history(capsys: pytest.CaptureFixture[str]) -
             assert text in line
     env.print_history(state)
     assert len(capsys.readouterr().out.strip().splitlines()) == 3
+
+
+@pytest.mark.parametrize("env_class", [PolySimplify, PolyHaystackLikeTerms])
+def test_print_history_rewards_are_those_of_each_step(
+    env_class: Type[MathyEnv], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The printed reward of every step is `get_state_transition` of the state
+    the episode had then, revisit penalties included."""
+    env = env_class(seed=3)
+    state, _ = env.get_initial_state(print_problem=False)
+    rng = np.random.default_rng(3)
+    prefixes = [state]
+    for _ in range(12):
+        rows = np.asarray(env.get_valid_moves(state))
+        swap = CORE_RULE_TYPES.index(CommutativeSwapRule)
+        # Swapping back and forth revisits expressions.
+        choices = np.argwhere(rows[swap:swap + 1]) if rows[swap].any() else np.argwhere(rows)
+        pick = choices[int(rng.integers(len(choices)))]
+        action = (swap, int(pick[1])) if rows[swap].any() else (int(pick[0]), int(pick[1]))
+        state, step, _ = env.get_next_state(state, action)
+        prefixes.append(state)
+        if is_terminal_transition(step):
+            break
+    env.print_history(state)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == len(prefixes)
+    printed = [float(line.split("|")[3]) for line in lines[1:]]
+    expected = [round(env.get_state_transition(s).reward, 2) for s in prefixes[1:]]
+    assert printed == expected
+    if len(prefixes) > 3:  # Haystack episodes are too short to revisit
+        assert any(r == round(EnvRewards.PREVIOUS_LOCATION * 2, 2) for r in printed)
+
+
+def test_print_history_of_a_long_history_finishes(capsys: pytest.CaptureFixture[str]) -> None:
+    """100,000 steps print in linear time (a quadratic replay takes minutes)."""
+    env = FixedEnv(previous_state_penalty=False)
+    state = make_state(env, "4x + 2y", max_moves=10**6)
+    texts = ("4x + 2y", "2y + 4x")
+    history = [state.agent.history[0]] + [
+        MathyEnvStateStep(texts[i % 2], (1, 1)) for i in range(1, 100_001)
+    ]
+    long = MathyEnvState.from_string(
+        "@".join(["1000000", "7", "900000", texts[100_000 % 2], NAMESPACE, "0.0"])
+        + "@"
+        + "@".join(f"{step.raw},{step.action[0]},{step.action[1]}" for step in history)
+    )
+    previous = signal.signal(signal.SIGALRM, _too_slow)
+    signal.setitimer(signal.ITIMER_REAL, 60.0)
+    try:
+        env.print_history(long)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert len(capsys.readouterr().out.splitlines()) == 100_001
+
+
+class _TooSlow(BaseException):
+    pass
+
+
+def _too_slow(signum: int, frame: object) -> None:
+    raise _TooSlow("print_history of 100,000 steps took over a minute")
 
 
 def test_print_history_of_a_fresh_state(capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,6 +18,7 @@ import numpy.typing as npt
 from gymnasium.utils import seeding
 
 from ..env import MathyEnv
+from ..limits import quote
 from ..observations import ObservationType, to_observation_type
 from ..state import MathyEnvState
 from ..time_step import TimeStep, is_terminal_transition
@@ -25,8 +26,6 @@ from ..types import MathyEnvProblem, MathyEnvProblemArgs
 from .spaces import MaskedDiscrete, observation_space
 
 MAX_RESET_ATTEMPTS = 100
-# The most characters of a problem text an error message quotes.
-QUOTE_LIMIT = 200
 
 Observation = Union[npt.NDArray[np.float32], Dict[str, Any]]
 
@@ -263,12 +262,12 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         if not isinstance(text, str):
             raise ValueError(
                 f"env_problem must be a problem text, got {type(text).__name__} "
-                f"{repr(text)[:QUOTE_LIMIT]}"
+                f"{quote(text)}"
             )
         nodes = self.mathy.node_count(text)  # a ValueError when it does not parse
         if nodes > self.mathy.max_seq_len:
             raise ValueError(
-                f"env_problem {_quote(text)} has {nodes} nodes, more than "
+                f"env_problem {quote(text)} has {nodes} nodes, more than "
                 f"max_seq_len={self.mathy.max_seq_len}: pass a max_seq_len of at "
                 f"least {nodes} or a shorter problem"
             )
@@ -342,13 +341,6 @@ class _Generators(NamedTuple):
     env_rng_state: Optional[Mapping[str, Any]]
     mathy_rng: np.random.Generator
     mathy_rng_state: Mapping[str, Any]
-
-
-def _quote(text: str) -> str:
-    """`text` for an error message: quoted, and cut to `QUOTE_LIMIT` characters."""
-    if len(text) <= QUOTE_LIMIT:
-        return repr(text)
-    return f"{text[:QUOTE_LIMIT]!r}... ({len(text)} characters)"
 
 
 def _mask_part(observation: Observation, size: int) -> npt.NDArray[np.float32]:
