@@ -234,7 +234,7 @@ class NodeLayout:
 
     @cached_property
     def max_depth(self) -> int:
-        return int(self.depth.max()) if len(self.nodes) else 0
+        return int(np.max(self.depth)) if len(self.nodes) else 0
 
     def preordered(
         self, normalize: bool
@@ -257,8 +257,8 @@ class NodeLayout:
         values = self.values
         if len(values) == 0:
             return values
-        low = values.min()
-        span = values.max() - low
+        low = np.min(values)
+        span = np.max(values) - low
         if span <= 0:
             return np.zeros_like(values)
         return np.asarray((values - low) / span, dtype=np.float32)

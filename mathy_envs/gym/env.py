@@ -173,7 +173,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             # the agent sees the last observation that fit, with no valid action.
             reward = self.mathy.get_lose_signal(next_state)
             terminated = True
-            mask = np.zeros(self.action_size, np.int8)
+            mask: npt.NDArray[np.int8] = np.zeros(self.action_size, np.int8)
             assert self._observation is not None
             observation = _copy_observation(self._observation)
             _mask_part(observation, self.action_size)[:] = 0.0
