@@ -60,19 +60,6 @@ MaskArray = npt.NDArray[np.int8]
 
 MASK_CACHE_SIZE = 4096
 _NO_RULE = BaseRule()
-CORE_RULE_TYPES: FrozenSet[type] = frozenset(
-    {
-        ConstantsSimplifyRule,
-        CommutativeSwapRule,
-        DistributiveMultiplyRule,
-        DistributiveFactorOutRule,
-        AssociativeSwapRule,
-        VariableMultiplyRule,
-        RestateSubtractionRule,
-    }
-)
-"""Rules whose results on a safe expression (`ParsedExpression.safe`) are known
-to be exact and in range; every other rule's results are checked one by one."""
 
 
 def sample_valid_action(
@@ -749,4 +736,9 @@ class MathyEnv:
             self.print_state(state, name, node_index, None, reward, pretty)
 
 
-__all__ = ("INVALID_ACTION_RESPONSES", "MathyEnv", "sample_valid_action")
+CORE_RULE_TYPES: FrozenSet[type] = frozenset(type(rule) for rule in MathyEnv.core_rules())
+"""Rules whose results on a safe expression (`ParsedExpression.safe`) are known
+to be exact and in range; every other rule's results are checked one by one."""
+
+
+__all__ = ("CORE_RULE_TYPES", "INVALID_ACTION_RESPONSES", "MathyEnv", "sample_valid_action")

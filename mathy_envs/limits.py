@@ -110,24 +110,20 @@ def check_size(num_nodes: int, depth: int, text: str) -> None:
 
 def check_max_seq_len(max_seq_len: Any) -> int:
     """`max_seq_len` must be an int in [1, MAX_NODES]."""
-    if isinstance(max_seq_len, bool) or not isinstance(max_seq_len, int):
-        raise ValueError(f"max_seq_len must be an int, got {quote(max_seq_len, 40)}")
-    if not 1 <= max_seq_len <= MAX_NODES:
-        raise ValueError(
-            f"max_seq_len must be in [1, MAX_NODES={MAX_NODES}], got {max_seq_len}"
-        )
-    return max_seq_len
+    return _check_int("max_seq_len", max_seq_len, 1, MAX_NODES, "MAX_NODES")
 
 
 def check_num_rules(num_rules: Any) -> int:
     """`num_rules` must be an int in [0, MAX_RULES]."""
-    if isinstance(num_rules, bool) or not isinstance(num_rules, int):
-        raise ValueError(f"num_rules must be an int, got {quote(num_rules, 40)}")
-    if not 0 <= num_rules <= MAX_RULES:
-        raise ValueError(
-            f"num_rules must be in [0, MAX_RULES={MAX_RULES}], got {num_rules}"
-        )
-    return num_rules
+    return _check_int("num_rules", num_rules, 0, MAX_RULES, "MAX_RULES")
+
+
+def _check_int(name: str, value: Any, low: int, high: int, limit: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an int, got {quote(value, 40)}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be in [{low}, {limit}={high}], got {value}")
+    return value
 
 
 __all__ = (
