@@ -12,6 +12,7 @@ import numpy as np
 
 from .env import MathyEnv, sample_valid_action
 from .envs import ENV_TASKS
+from .limits import quote, shorten
 from .state import MathyEnvState
 from .swarm import SwarmConfig, swarm_solve
 from .time_step import is_terminal_transition
@@ -34,7 +35,7 @@ def _env_class(task: str) -> Any:
         return ENV_TASKS[task]
     except KeyError:
         raise UsageError(
-            f"unknown env {task!r} (choose from {', '.join(ENV_TASKS)})"
+            f"unknown env {quote(task)} (choose from {', '.join(ENV_TASKS)})"
         ) from None
 
 
@@ -49,7 +50,7 @@ def _difficulty(value: str) -> MathyEnvDifficulty:
         return MathyEnvDifficulty(value)
     except ValueError:
         raise UsageError(
-            f"unknown difficulty {value!r} (choose from {', '.join(DIFFICULTIES)})"
+            f"unknown difficulty {quote(value)} (choose from {', '.join(DIFFICULTIES)})"
         ) from None
 
 
@@ -157,7 +158,7 @@ def _pad_expression_column(rows: List[List[str]]) -> None:
 
 def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     if args.agent not in ("random", "swarm"):
-        raise UsageError(f"unknown agent {args.agent!r} (choose from random, swarm)")
+        raise UsageError(f"unknown agent {quote(args.agent)} (choose from random, swarm)")
     if args.episodes < 1:
         raise UsageError(f"--episodes must be at least 1, got {args.episodes}")
     env: MathyEnv = _env_class(args.env)(seed=_seed(args.seed))
@@ -276,7 +277,8 @@ def main(argv: Optional[List[str]] = None, out: IO[str] = sys.stdout) -> int:
     except (UsageError, ValueError) as error:
         # Bad input (and every library ValueError is about input): one line, no
         # traceback.
-        print(f"mathy-envs: error: {error}", file=sys.stderr)
+        # One line, however long or many-lined the message.
+        print(f"mathy-envs: error: {shorten(str(error), 400)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("mathy-envs: interrupted", file=sys.stderr)

@@ -62,6 +62,13 @@ MASK_CACHE_SIZE = 4096
 _NO_RULE = BaseRule()
 
 
+def check_state(env_state: Any) -> MathyEnvState:
+    """`env_state`, or a `ValueError` when it is not a `MathyEnvState`."""
+    if not isinstance(env_state, MathyEnvState):
+        raise ValueError(f"expected a MathyEnvState, got {type(env_state).__name__}")
+    return env_state
+
+
 def sample_valid_action(
     mask: MaskArray, rng: np.random.Generator
 ) -> Optional[ActionType]:
@@ -95,6 +102,9 @@ class MathyEnv:
         seed: seed of `np_random`, the generator problems are drawn from
     """
 
+    supports_equations: bool = True
+    """Whether texts with `=` are accepted (the built-in envs' goals use term
+    helpers that only read expressions, so they refuse equations)."""
     max_moves: int
     max_seq_len: int
     verbose: bool
@@ -120,7 +130,7 @@ class MathyEnv:
             raise ValueError(
                 f"invalid_action_response must be one of "
                 f"{', '.join(repr(r) for r in INVALID_ACTION_RESPONSES)}; "
-                f"got {invalid_action_response!r}"
+                f"got {quote(invalid_action_response)}"
             )
         check_max_seq_len(max_seq_len)
         self.max_moves = max_moves
@@ -136,7 +146,7 @@ class MathyEnv:
             rules if rules is not None else self.core_rules(preferred_term_commute)
         )
         self.parser = default_parser()
-        self.np_random = np.random.default_rng(seed)
+        self.seed(seed)
 
     # -- configuration --------------------------------------------------------
 
@@ -146,6 +156,10 @@ class MathyEnv:
 
     @rules.setter
     def rules(self, rules: List[BaseRule]) -> None:
+        if not isinstance(rules, (list, tuple)) or not all(
+            isinstance(rule, BaseRule) for rule in rules
+        ):
+            raise ValueError(f"rules must be a list of mathy_core rules, got {quote(rules)}")
         self._rules = list(rules)
         self._masks.clear()
 
@@ -177,7 +191,12 @@ class MathyEnv:
 
     def seed(self, seed: Optional[int] = None) -> None:
         """Reseed `np_random`, the generator every problem is drawn from."""
-        self.np_random = np.random.default_rng(seed)
+        if isinstance(seed, (bool, float)) or isinstance(seed, str):
+            raise ValueError(f"seed must be an int or None, got {quote(seed, 40)}")
+        try:
+            self.np_random = np.random.default_rng(seed)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"seed must be a non-negative int or None, got {quote(seed, 40)}: {error}") from None
 
     @property
     def action_size(self) -> int:
@@ -253,7 +272,7 @@ class MathyEnv:
     def valid_moves_array(self, env_state: MathyEnvState) -> MaskArray:
         """`get_valid_moves` as a read-only `(num_rules, num_nodes)` int8 array,
         computed once per distinct expression text."""
-        return self._mask_of(env_state.agent.problem)
+        return self._mask_of(check_state(env_state).agent.problem)
 
     def _mask_of(self, text: str) -> MaskArray:
         masks = self._masks
@@ -266,6 +285,10 @@ class MathyEnv:
         mask = masks.get(text)
         if mask is None:
             parsed = self._expressions.parse(text)
+            if parsed.has_equation and not self.supports_equations:
+                raise ValueError(
+                    f"{type(self).__name__} does not support equations: {quote(text)}"
+                )
             mask = self._checked_mask(parsed, None, lambda: parse_text(self._parser, text))
             mask.flags.writeable = False
             masks.put(text, mask)
@@ -357,6 +380,15 @@ class MathyEnv:
     ) -> List[List[int]]:
         """The valid-move matrix of an expression tree (`num_rules x num_nodes`).
         With `rule_list`, rows of rules of other types are all zero."""
+        if not isinstance(expression, MathExpression):
+            raise ValueError(
+                f"expression must be a mathy_core MathExpression, got {type(expression).__name__}"
+            )
+        if rule_list is not None and (
+            not isinstance(rule_list, (list, tuple))
+            or not all(isinstance(r, type) and issubclass(r, BaseRule) for r in rule_list)
+        ):
+            raise ValueError(f"rule_list must be a list of rule classes, got {quote(rule_list)}")
         parsed = ParsedExpression(str(expression.get_root()), expression)
         admit(parsed)
         mask = self._checked_mask(parsed, rule_list, expression.clone)
@@ -409,6 +441,8 @@ class MathyEnv:
     ) -> ActionType:
         """A uniformly random valid `(rule, node)` action, optionally of one rule
         type, drawn from `np_random`. Raises `ValueError` when there is none."""
+        if rule is not None and not (isinstance(rule, type) and issubclass(rule, BaseRule)):
+            raise ValueError(f"rule must be a rule class or None, got {quote(rule)}")
         rows = self.get_actions_for_node(expression, [rule] if rule is not None else None)
         choices = [(r, n) for r, row in enumerate(rows) for n, ok in enumerate(row) if ok]
         if not choices:
@@ -432,6 +466,10 @@ class MathyEnv:
         """
         if seed is not None:
             self.seed(seed)
+        if params is not None and not isinstance(params, MathyEnvProblemArgs):
+            raise ValueError(
+                f"params must be MathyEnvProblemArgs or None, got {type(params).__name__}"
+            )
         config = params if params is not None else MathyEnvProblemArgs()
         problem = self.problem_fn(config)
         state = self.state_from_problem(problem, config)
@@ -469,7 +507,7 @@ class MathyEnv:
         given state is never modified.
         """
         rule_index, node_index = self.to_action(action)
-        agent = env_state.agent
+        agent = check_state(env_state).agent
         mask = self._mask_of(agent.problem)
         if not (
             0 <= rule_index < mask.shape[0]
@@ -538,7 +576,7 @@ class MathyEnv:
         left (lose); a revisited expression (penalty, or lose after the fourth
         visit); a rewarding or penalizing last rule; otherwise the time step cost.
         """
-        text = env_state.agent.problem
+        text = check_state(env_state).agent.problem
         visits = sum(1 for step in env_state.agent.history if step.raw == text)
         return self._score(env_state, visits)
 
@@ -614,7 +652,7 @@ class MathyEnv:
         pseudo-random points derived from the first text; raises `ValueError`
         when they differ.
         """
-        history = state.agent.history
+        history = check_state(state).agent.history
         first_text = history[0].raw if history else state.agent.problem
         last_text = state.agent.problem
         first = self._expressions.parse(first_text).tree
@@ -710,7 +748,7 @@ class MathyEnv:
         Arguments:
             env_state (MathyEnvState): The state to render the history of.
         """
-        history = env_state.agent.history
+        history = check_state(env_state).agent.history
         if not history:
             return
         start = MathyEnvState(

@@ -6,9 +6,9 @@ limits raises a `ValueError` naming the limit, before any expensive work.
 
 | limit | value | why |
 |---|---|---|
-| `MAX_TEXT_LENGTH` | 4,096 characters | mathy_core's tokenizer slows down on long texts |
+| `MAX_TEXT_LENGTH` | 2,048 characters | mathy_core's tokenizer slows down on long texts |
 | `MAX_NESTING` | 64 levels of parentheses | the parser recurses per level |
-| `MAX_NODES` | 1,024 nodes | observations, masks and steps grow with it |
+| `MAX_NODES` | 256 nodes | a mask checks each action of a large tree one by one |
 | `MAX_DEPTH` | 200 levels | mathy_core prints and copies trees recursively |
 | `MAX_CONSTANT` | 10**9 in absolute value | mathy_core factors coefficients by trial division |
 | `MAX_CONSTANT_DIGITS` | 15 significant digits | a float holds 15 digits exactly |
@@ -21,9 +21,9 @@ the value of the arithmetic that made it, is not a valid action.
 import re
 from typing import Any
 
-MAX_TEXT_LENGTH = 4096
+MAX_TEXT_LENGTH = 2048
 MAX_NESTING = 64
-MAX_NODES = 1024
+MAX_NODES = 256
 MAX_DEPTH = 200
 MAX_CONSTANT = 10**9
 MAX_CONSTANT_DIGITS = 15
@@ -45,10 +45,10 @@ def quote(text: Any, limit: int = QUOTE_LENGTH) -> str:
 
 
 def shorten(message: str, limit: int = QUOTE_LENGTH) -> str:
-    """`message` cut to about `limit` characters (for messages that quote input)."""
-    if len(message) <= limit:
-        return message
-    return " ".join(message.split())[:limit] + "..."
+    """`message` on one line (runs of white space become one space), cut to
+    about `limit` characters."""
+    message = " ".join(message.split())
+    return message if len(message) <= limit else message[:limit] + "..."
 
 
 def check_text(text: Any) -> str:

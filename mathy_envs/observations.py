@@ -11,6 +11,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
+from .limits import quote
 from .parsing import MAX_TYPE_ID, NodeLayout
 
 FloatArray = npt.NDArray[np.float32]
@@ -37,7 +38,7 @@ def to_observation_type(obs_type: Union["ObservationType", str]) -> ObservationT
     try:
         return ObservationType(obs_type)
     except ValueError:
-        raise ValueError(f"Unknown observation type: {obs_type!r}") from None
+        raise ValueError(f"Unknown observation type: {quote(obs_type)}") from None
 
 
 class MathyObservation(NamedTuple):

@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 from mathy_core import (
     AddExpression,
+    EqualExpression,
     BaseRule,
     ConstantExpression,
     ExpressionChangeRule,
@@ -72,6 +73,7 @@ class ParsedExpression:
         self.tree = tree
         self.shared = False
         self.safe = False
+        self.has_equation = False
 
     @cached_property
     def layout(self) -> "NodeLayout":
@@ -266,56 +268,87 @@ class NodeLayout:
 
 SAFE_CONSTANT = 31622
 """Integer constants up to this size multiply to at most `MAX_CONSTANT`."""
-SAFE_NODES = MAX_NODES // 2 - 2
-SAFE_DEPTH = MAX_DEPTH // 2
-_POLYNOMIAL_KINDS: FrozenSet[type] = frozenset(
-    {AddExpression, SubtractExpression, MultiplyExpression, NegateExpression, VariableExpression}
-)
+SAFE_SIZE = min(MAX_DEPTH - 2, (MAX_NODES - 1) // 2)
+"""A tree is safe only if its nodes plus its unary nodes number at most this: one
+step at most doubles a tree, and whatever shape printing and parsing give the
+result, it then stays within `MAX_DEPTH` and `MAX_NODES`."""
+_BINARY_KINDS: FrozenSet[type] = frozenset({AddExpression, MultiplyExpression})
 assert SAFE_CONSTANT**2 <= MAX_CONSTANT
+assert 2 * SAFE_SIZE + 1 <= MAX_NODES
 
 
 def admit(entry: ParsedExpression) -> None:
     """Check a freshly parsed text against the supported limits (`ValueError`
     naming the limit otherwise) and set `entry.safe`.
 
-    A safe tree is a polynomial with integer constants of at most
-    `SAFE_CONSTANT` (powers only of a variable, to a whole constant), at most
-    half of `MAX_NODES` and `MAX_DEPTH`: mathy_core's core rules compute exact,
-    in-range constants on it and no single step leaves the limits.
+    A safe tree is a small polynomial on which mathy_core's core rules are known
+    to be exact: integer constants of at most `SAFE_CONSTANT`, powers only of a
+    variable to a whole constant >= 2, negation only of a variable or such a
+    power (a negated sum can print as `--1`), subtraction only of such a term or
+    of a product whose left factor is one (mathy_core's restate subtraction
+    mishandles the others), and at most `SAFE_SIZE` nodes. Other trees
+    get every action checked (`MathyEnv`), so this only decides speed.
     """
     text = entry.text
     layout = entry.layout
-    check_size(len(layout.nodes), layout.levels, text)
-    safe = len(layout.nodes) <= SAFE_NODES and layout.levels <= SAFE_DEPTH
+    nodes = layout.nodes
+    check_size(len(nodes), layout.levels, text)
+    unary = 0
+    safe = True
     check_value = False
-    for node in layout.nodes:
+    for node in nodes:
         kind = type(node)
         if isinstance(node, ConstantExpression):
             value = node.value
             check_constant(value, text)
             if type(value) is not int or not -SAFE_CONSTANT <= value <= SAFE_CONSTANT:
                 safe = False
-        elif kind in _POLYNOMIAL_KINDS:
+        elif kind in _BINARY_KINDS or kind is VariableExpression:
             continue
+        elif kind is SubtractExpression:
+            right = node.right
+            if not (_simple_term(right) or (
+                type(right) is MultiplyExpression and _simple_term(right.left)
+            )):
+                safe = False
+        elif kind is NegateExpression:
+            unary += 1
+            child = node.get_child()  # type: ignore[attr-defined]
+            if not (type(child) is VariableExpression or (
+                type(child) is PowerExpression and _simple_power(child)
+            )):
+                safe = False
         elif kind is PowerExpression and _simple_power(node):
             continue
         else:
             # Division, other powers, factorials, functions, equations.
             safe = False
             check_value = True
+            if kind is EqualExpression:
+                entry.has_equation = True
     if check_value:
         check_defined(entry.tree, text)
-    entry.safe = safe
+    entry.safe = safe and len(nodes) + unary <= SAFE_SIZE
+
+
+def _simple_term(node: Optional[MathExpression]) -> bool:
+    """A constant, a variable or a simple power."""
+    kind = type(node)
+    return (
+        kind is ConstantExpression
+        or kind is VariableExpression
+        or (kind is PowerExpression and _simple_power(node))  # type: ignore[arg-type]
+    )
 
 
 def _simple_power(node: MathExpression) -> bool:
-    """`x^k` with a whole constant `0 <= k <= SAFE_CONSTANT`."""
+    """`x^k` with a whole constant `2 <= k <= SAFE_CONSTANT`."""
     exponent = node.right
     return (
         type(node.left) is VariableExpression
         and isinstance(exponent, ConstantExpression)
         and type(exponent.value) is int
-        and 0 <= exponent.value <= SAFE_CONSTANT
+        and 2 <= exponent.value <= SAFE_CONSTANT
     )
 
 

@@ -149,6 +149,10 @@ class MathyEnvState:
         problem_type: str = "mathy.unknown",
     ) -> None:
         if state is not None:
+            if not isinstance(state, MathyEnvState):
+                raise ValueError(
+                    f"state must be a MathyEnvState to copy, got {type(state).__name__}"
+                )
             self.max_moves = state.max_moves
             self.num_rules = state.num_rules
             self.agent = MathyAgentState.copy(state.agent)
@@ -313,6 +317,12 @@ class MathyEnvState:
         - `max_seq_len`: `L`, the padded node count (128 if None)
         """
         kind = to_observation_type(obs_type)
+        if not isinstance(normalize, (bool, np.bool_)):
+            raise ValueError(f"normalize must be a bool, got {quote(normalize, 40)}")
+        if parser is not None and not isinstance(parser, ExpressionParser):
+            raise ValueError(
+                f"parser must be a mathy_core ExpressionParser, got {type(parser).__name__}"
+            )
         length = check_max_seq_len(
             DEFAULT_MAX_SEQ_LEN if max_seq_len is None else max_seq_len
         )
@@ -322,10 +332,10 @@ class MathyEnvState:
         time = self.time
         if kind is ObservationType.FLAT:
             hashed = (
-                problem_hash(self.agent.problem_type) if hash_type is None else hash_type
+                problem_hash(self.agent.problem_type)
+                if hash_type is None
+                else _checked_hash(hash_type, bool(normalize))
             )
-            if len(hashed) != 2:
-                raise ValueError(f"hash_type must hold two values, got {len(hashed)}")
             return flat_observation(
                 layout, hashed, time, matrix, self.num_rules, normalize, length
             )
@@ -453,6 +463,10 @@ class MathyEnvState:
 
     def to_np(self, pad_to: Optional[int] = None) -> npt.NDArray[np.uint8]:
         """`to_string()` as uint8 codes, right padded with spaces to `pad_to`."""
+        if pad_to is not None and (
+            isinstance(pad_to, bool) or not isinstance(pad_to, (int, np.integer))
+        ):
+            raise ValueError(f"pad_to must be an int, got {quote(pad_to, 40)}")
         codes = np.frombuffer(self.to_string().encode("utf-8"), dtype=np.uint8)
         if pad_to is None:
             return np.array(codes, dtype=np.uint8)
@@ -471,7 +485,9 @@ class MathyEnvState:
         array = np.asarray(input_bytes)
         if array.ndim != 1:
             raise ValueError(f"expected a 1-D array of byte codes, got shape {array.shape}")
-        if array.size and not np.issubdtype(array.dtype, np.number):
+        if array.size and (
+            not np.issubdtype(array.dtype, np.number) or np.iscomplexobj(array)
+        ):
             raise ValueError(f"expected numeric byte codes, got dtype {array.dtype}")
         if array.size and (
             np.any(array < 0) or np.any(array > 255) or np.any(array != np.floor(array))
@@ -482,6 +498,26 @@ class MathyEnvState:
         except UnicodeDecodeError as error:
             raise ValueError(f"byte codes are not valid UTF-8: {error}") from None
         return cls.from_string(text.rstrip(" "))
+
+
+def _checked_hash(hash_type: Any, normalize: bool) -> Tuple[float, float]:
+    """A user-given problem hash: two finite numbers, in [0, 1] when normalizing."""
+    try:
+        values = [float(value) for value in hash_type]
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"hash_type must be two numbers, got {quote(hash_type, 60)}"
+        ) from None
+    if len(values) != 2:
+        raise ValueError(f"hash_type must hold two values, got {len(values)}")
+    if not all(np.isfinite(values)) or (
+        normalize and not all(0.0 <= value <= 1.0 for value in values)
+    ):
+        raise ValueError(
+            f"hash_type must be two finite numbers{' in [0, 1]' if normalize else ''}, "
+            f"got {quote(hash_type, 60)}"
+        )
+    return values[0], values[1]
 
 
 def _int_field(name: str, value: str) -> int:

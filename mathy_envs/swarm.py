@@ -139,6 +139,10 @@ def swarm_solve(
     """Solve `problem` (a text or a start state) on `env` (`PolySimplify()` when
     None) by swarm planning."""
     config = config if config is not None else SwarmConfig()
+    if not isinstance(config, SwarmConfig):
+        raise ValueError(f"config must be a SwarmConfig or None, got {type(config).__name__}")
+    if env is not None and not isinstance(env, MathyEnv):
+        raise ValueError(f"env must be a MathyEnv or None, got {type(env).__name__}")
     if env is None:
         from .envs import PolySimplify
 

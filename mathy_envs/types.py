@@ -22,6 +22,16 @@ class MathyEnvProblemArgs:
 
     difficulty: MathyEnvDifficulty = MathyEnvDifficulty.easy
 
+    def __post_init__(self) -> None:
+        # "easy", "normal" and "hard" are accepted for their enum values.
+        try:
+            self.difficulty = MathyEnvDifficulty(self.difficulty)
+        except ValueError:
+            choices = ", ".join(d.value for d in MathyEnvDifficulty)
+            raise ValueError(
+                f"difficulty must be one of {choices}, got {str(self.difficulty)[:40]!r}"
+            ) from None
+
 
 class MathyEnvProblem(NamedTuple):
     """A generated problem: its text, its complexity and the env namespace."""

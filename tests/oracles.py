@@ -163,3 +163,18 @@ def same_exact_value(before: MathExpression, after: MathExpression, seed: int) -
             except TooHard:
                 continue
     return True
+
+
+def keeps_value(text: str, rule: object, index: int) -> bool:
+    """Whether mathy_core's `rule` applied at the `index`-th node (in-order) of
+    `text` gives a text that parses back to the same exact value."""
+    parser = ExpressionParser()
+    try:
+        tree = parser.parse(text)
+        node = tree.to_list("inorder")[index]
+        change = rule.apply_to(node)  # type: ignore[attr-defined]
+        result = str(change.result.get_root())
+        after = ExpressionParser().parse(result)
+    except Exception:
+        return False
+    return same_exact_value(ExpressionParser().parse(text), after, seed=index)

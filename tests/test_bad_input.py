@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from mathy_envs import MathyEnvState, envs
 from mathy_envs.cli import main as cli_main
 from mathy_envs.gym import MathyGymEnv
+from mathy_envs.limits import MAX_NODES
 from mathy_envs.state import ObservationType
 from mathy_envs.swarm import SwarmConfig, swarm_solve
 
@@ -105,7 +106,7 @@ def check_observations(env: envs.PolySimplify, state: MathyEnvState) -> None:
 )
 @given(text=TEXTS, seed=st.integers(0, 2**16))
 def test_every_entry_point_works_or_raises_value_error(text: str, seed: int) -> None:
-    env = envs.PolySimplify(max_seq_len=1024)
+    env = envs.PolySimplify(max_seq_len=MAX_NODES)
     with time_limit(SECONDS):
         accepted, state = outcome(
             lambda: MathyEnvState(problem=text, max_moves=20, num_rules=len(env.rules))
@@ -115,7 +116,7 @@ def test_every_entry_point_works_or_raises_value_error(text: str, seed: int) -> 
         assert solved == accepted
         assert cli_main(["solve", text, "--max-moves", "2"]) in ((0, 1) if accepted else (2,))
         gym_ok, gym_env = outcome(
-            lambda: MathyGymEnv(envs.PolySimplify, env_problem=text, max_seq_len=1024)
+            lambda: MathyGymEnv(envs.PolySimplify, env_problem=text, max_seq_len=MAX_NODES)
         )
         assert gym_ok == accepted
         if gym_ok:
@@ -175,3 +176,80 @@ def test_known_hangs_finish_quickly(text: str) -> None:
             mask = np.asarray(env.get_valid_moves(state))
             for r, n in zip(*np.nonzero(mask)):
                 env.get_next_state(state, (int(r), int(n)))
+
+
+def _wrong_type_calls() -> List[Tuple[str, Callable[[], object]]]:
+    from mathy_core import ExpressionParser
+
+    from mathy_envs.types import MathyEnvProblemArgs
+
+    env = envs.PolySimplify()
+    state = MathyEnvState(problem="4x + 2x", num_rules=7)
+    tree = ExpressionParser().parse("4x + 2x")
+    return [
+        ("copy of a non-state", lambda: MathyEnvState(state=5)),  # type: ignore[arg-type]
+        ("complex byte codes", lambda: MathyEnvState.from_np(np.array([1 + 1j]))),
+        ("pad_to text", lambda: state.to_np("a")),  # type: ignore[arg-type]
+        ("masks of None", lambda: env.get_valid_moves(None)),  # type: ignore[arg-type]
+        ("masks of text", lambda: env.get_valid_moves("4x+2x")),  # type: ignore[arg-type]
+        ("step of None", lambda: env.get_next_state(None, 0)),  # type: ignore[arg-type]
+        ("finalize None", lambda: env.finalize_state(None)),  # type: ignore[arg-type]
+        ("history of None", lambda: env.print_history(None)),  # type: ignore[arg-type]
+        ("transition of None", lambda: env.get_state_transition(None)),  # type: ignore[arg-type]
+        ("actions of text", lambda: env.get_actions_for_node("4x+2x")),  # type: ignore[arg-type]
+        ("rule list of ints", lambda: env.get_actions_for_node(tree, [5])),  # type: ignore[list-item]
+        ("rule list int", lambda: env.get_actions_for_node(tree, 5)),  # type: ignore[arg-type]
+        ("random action rule", lambda: env.random_action(tree, 5)),  # type: ignore[arg-type]
+        ("hash_type int", lambda: state.to_observation(hash_type=5)),  # type: ignore[arg-type]
+        ("hash_type nan", lambda: state.to_observation(hash_type=[float("nan"), 0.5])),
+        ("hash_type outside [0, 1]", lambda: state.to_observation(hash_type=[2.0, -5.0])),
+        ("normalize array", lambda: state.to_observation(normalize=np.array([1, 2]))),  # type: ignore[arg-type]
+        ("parser int", lambda: state.to_observation(parser=5)),  # type: ignore[arg-type]
+        ("rules int", lambda: envs.PolySimplify(rules=5)),  # type: ignore[arg-type]
+        ("rules of ints", lambda: envs.PolySimplify(rules=[1, 2])),  # type: ignore[list-item]
+        ("seed text", lambda: envs.PolySimplify(seed="a")),  # type: ignore[arg-type]
+        ("seed float", lambda: envs.PolySimplify(seed=1.5)),  # type: ignore[arg-type]
+        ("params int", lambda: env.get_initial_state(5)),  # type: ignore[arg-type]
+        ("difficulty text", lambda: MathyEnvProblemArgs(difficulty="extreme")),  # type: ignore[arg-type]
+        ("gym env class text", lambda: MathyGymEnv("poly")),  # type: ignore[arg-type]
+        ("gym problem args", lambda: MathyGymEnv(envs.PolySimplify, env_problem_args=5)),  # type: ignore[arg-type]
+        ("gym seed", lambda: MathyGymEnv(envs.PolySimplify).reset(seed=-1)),
+        ("swarm config", lambda: swarm_solve("4x + 2x", {})),  # type: ignore[arg-type]
+        ("swarm env", lambda: swarm_solve("4x + 2x", None, 5)),  # type: ignore[arg-type]
+        ("long obs_type", lambda: state.to_observation(obs_type="x" * 5000)),  # type: ignore[call-overload]
+        ("long response", lambda: envs.PolySimplify(invalid_action_response="q" * 5000)),  # type: ignore[arg-type]
+        ("long render mode", lambda: MathyGymEnv(envs.PolySimplify, render_mode="q" * 5000)),
+    ]
+
+
+@pytest.mark.parametrize("name", [name for name, _ in _wrong_type_calls()])
+def test_arguments_of_the_wrong_kind_are_value_errors(name: str) -> None:
+    call = dict(_wrong_type_calls())[name]
+    with pytest.raises(ValueError) as info:
+        call()
+    assert len(str(info.value)) < MESSAGE_LIMIT
+    assert "\n" not in str(info.value)
+
+
+def test_difficulty_names_are_accepted_as_text() -> None:
+    from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
+
+    assert MathyEnvProblemArgs(difficulty="hard").difficulty is MathyEnvDifficulty.hard  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["solve", "--", "--x"],
+        ["solve", "x ** 2"],
+        ["problems", "q" * 3000],
+        ["problems", "poly", "-d", "q" * 3000],
+        ["problems", "poly", "-n", "q" * 3000],
+        ["run", "poly", "--agent", "q" * 3000],
+        ["solve", "x", "--env", "q" * 3000],
+    ],
+)
+def test_cli_errors_are_one_short_line(argv: List[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < MESSAGE_LIMIT

@@ -15,6 +15,7 @@ from mathy_envs.limits import (
     MAX_NODES,
     MAX_RULES,
     MAX_TEXT_LENGTH,
+    check_size,
     quote,
 )
 from mathy_envs.state import ObservationType
@@ -90,19 +91,21 @@ def test_nesting_limit() -> None:
 
 
 def test_depth_limit() -> None:
-    # A sum of n terms "x" is n levels deep (a chain of n - 1 additions).
-    state_of(sum_of(MAX_DEPTH, lambda i: "x"))
-    refused(sum_of(MAX_DEPTH + 1, lambda i: "x"), f"MAX_DEPTH={MAX_DEPTH}")
-    refused(sum_of(400, lambda i: "x"), f"MAX_DEPTH={MAX_DEPTH}")
+    # Within MAX_NODES and MAX_NESTING no text parses deeper than MAX_DEPTH (a
+    # binary tree of 256 nodes is at most 128 levels deep, and unary nodes need
+    # parentheses): the check guards trees built otherwise.
+    check_size(MAX_NODES, MAX_DEPTH, "x")
+    with pytest.raises(ValueError, match=f"MAX_DEPTH={MAX_DEPTH}"):
+        check_size(MAX_NODES, MAX_DEPTH + 1, "x")
+    deepest = " * ".join(["x"] * (MAX_NODES // 2))
+    state_of(deepest)
 
 
 def test_node_limit() -> None:
-    # Products of 5-node terms keep the tree shallow while its node count grows.
-    term: Callable[[int], str] = lambda i: f"({i % 7 + 2}x^2 * y)"
-    small = " * ".join(term(i) for i in range(MAX_NODES // 8))
-    state_of(small)
-    big = " + ".join(f"({' * '.join(term(j) for j in range(8))})" for _ in range(30))
-    refused(big, f"MAX_NODES={MAX_NODES}")
+    within = sum_of(MAX_NODES // 4, lambda i: "x * y")
+    state_of(within)  # 64 products: 255 nodes
+    refused(sum_of(MAX_NODES // 4 + 1, lambda i: "x * y"), f"MAX_NODES={MAX_NODES}")
+    refused(sum_of(400, lambda i: "x"), f"MAX_NODES={MAX_NODES}")
 
 
 def test_long_texts_are_quoted_briefly_everywhere() -> None:

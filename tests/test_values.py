@@ -3,10 +3,13 @@ an overflowed, rounded or non-finite constant are absent from the mask and
 rejected when taken; problems without a finite value are refused; and
 `finalize_state` sees through integer wrap-around."""
 
+import os
 from typing import List, Tuple
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mathy_core.rules import ConstantsSimplifyRule
 
 from mathy_envs import MathyEnvState, envs
@@ -181,3 +184,103 @@ def test_the_fast_masks_equal_the_fully_checked_masks() -> None:
             assert same_exact_value(parse(text), parse(after.agent.problem), seed=2)
         checked += 1
     assert checked >= 24 * 25
+
+
+POLYNOMIAL_ATOMS = st.sampled_from(
+    ["0", "1", "2", "3", "7", "12", "-1", "-4", "x", "y", "z", "3x", "-2x", "x^0",
+     "x^1", "x^2", "4y^3", "-x", "31622", "31623x"]
+)
+
+
+def _polynomial(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    binary = st.tuples(children, st.sampled_from([" + ", " - ", " * "]), children).map(
+        lambda t: f"({t[0]}{t[1]}{t[2]})"
+    )
+    return st.one_of(binary, children.map(lambda c: f"-({c})"), binary.map(lambda b: b[1:-1]))
+
+
+TERMS = st.one_of(
+    POLYNOMIAL_ATOMS,
+    st.tuples(POLYNOMIAL_ATOMS, POLYNOMIAL_ATOMS).map(lambda t: f"{t[0]} * {t[1]}"),
+)
+
+
+@st.composite
+def _flat_sums(draw: st.DrawFn) -> str:
+    """Sums and differences of terms like the generated problems, with an
+    optional parenthesized run."""
+    terms = draw(st.lists(TERMS, min_size=2, max_size=8))
+    operators = draw(st.lists(st.sampled_from([" + ", " - "]), min_size=len(terms), max_size=len(terms)))
+    pieces = [terms[0]] + [op + term for op, term in zip(operators, terms[1:])]
+    if len(pieces) > 2 and draw(st.booleans()):
+        start = draw(st.integers(1, len(pieces) - 2))
+        stop = draw(st.integers(start + 1, len(pieces)))
+        inner = "".join(pieces[start:stop]).lstrip()
+        inner = inner[2:] if inner[:2] in ("+ ", "- ") else inner
+        pieces[start:stop] = [f"{operators[start - 1]}({inner})"]
+    return "".join(pieces)
+
+
+POLYNOMIALS = st.one_of(st.recursive(POLYNOMIAL_ATOMS, _polynomial, max_leaves=9), _flat_sums())
+
+
+@settings(
+    max_examples=int(os.environ.get("MATHY_FUZZ_EXAMPLES", "300")),
+    deadline=None,
+    derandomize="MATHY_FUZZ_RANDOM" not in os.environ,
+)
+@given(text=POLYNOMIALS)
+def test_fast_masks_of_small_polynomials_equal_fully_checked_masks(text: str) -> None:
+    """Polynomials with subtractions, negations, parentheses and small powers:
+    where the mask skips per-action checks it must equal the fully checked one,
+    and every offered action must step cleanly and keep the value."""
+    env = envs.PolySimplify()
+    try:
+        state = state_of(text, env)
+    except ValueError:
+        return
+    parsed = env._expressions.parse(text)
+    fast = env.valid_moves_array(state)
+    full = np.asarray(env._mask_rows(parsed.nodes, None), dtype=np.int8).reshape(fast.shape)
+    env._remove_unsound(parsed, full, range(len(env.rules)), lambda: parse_text(env.parser, text))
+    assert np.array_equal(fast, full), (text, np.argwhere(fast != full).tolist())
+    for action in valid_actions(env, state):
+        after, _, _ = env.get_next_state(state, action)
+        assert same_exact_value(parse(text), parse(after.agent.problem), seed=5), (text, action)
+
+
+def balanced_product(leaves: List[str]) -> str:
+    if len(leaves) == 1:
+        return leaves[0]
+    half = len(leaves) // 2
+    return f"({balanced_product(leaves[:half])} * {balanced_product(leaves[half:])})"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x - (2 + y)",  # mathy_core restates it as x + (-2 + y)
+        "x - (-2 - y)",
+        "(x + z) - (-1 - x)",
+        "x + x^0",  # factoring reads x^0 as x
+        "2x + 3x^0",
+        "-(-(x + y))",  # a swap prints --(y + x), which does not parse
+        "-(0 - 1)",
+        "0 - (-2x * 0)",
+        balanced_product(["x"] * 100),  # printing flattens the product
+    ],
+)
+def test_offered_actions_on_mathy_core_pitfalls_keep_the_value(text: str) -> None:
+    env = envs.PolySimplify(max_seq_len=256)
+    state = state_of(text, env)
+    actions = valid_actions(env, state)
+    for action in actions[:40]:
+        after, _, _ = env.get_next_state(state, action)
+        assert same_exact_value(parse(text), parse(after.agent.problem), seed=7), action
+
+
+def test_goal_envs_refuse_equations_at_first_contact() -> None:
+    state = MathyEnvState(problem="x = 2 + 3", num_rules=7)
+    for env_class in ENV_TASKS.values():
+        with pytest.raises(ValueError, match="does not support equations"):
+            env_class().get_valid_moves(state)

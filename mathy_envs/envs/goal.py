@@ -26,6 +26,7 @@ class GoalEnv(MathyEnv):
 
     moves_per_complexity: int = 4
     goal_depends_on_history: bool = False
+    supports_equations = False
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -92,9 +92,18 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be None or one of {self.metadata['render_modes']}, "
-                f"got {render_mode!r}"
+                f"got {quote(render_mode)}"
             )
         env_kwargs.setdefault("invalid_action_response", "penalize")
+        if not (isinstance(env_class, type) and issubclass(env_class, MathyEnv)):
+            raise ValueError(f"env_class must be a MathyEnv subclass, got {quote(env_class)}")
+        if env_problem_args is not None and not isinstance(
+            env_problem_args, MathyEnvProblemArgs
+        ):
+            raise ValueError(
+                "env_problem_args must be MathyEnvProblemArgs or None, got "
+                f"{type(env_problem_args).__name__}"
+            )
         self.mathy = env_class(**env_kwargs)
         if env_kwargs.get("seed") is not None:
             # Gymnasium's np_random replaces the MathyEnv's generator on reset, so
@@ -132,6 +141,10 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         # also puts the random generators back, so the env is left as it was.
         saved = self._save_generators()
         try:
+            if seed is not None and (
+                isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
+            ):
+                raise ValueError(f"seed must be a non-negative int or None, got {quote(seed, 40)}")
             super().reset(seed=seed)
             # Gymnasium's generator drives the problem generator.
             self.mathy.np_random = self.np_random
