@@ -3,7 +3,7 @@
 Node features are `[type_id, value, time, is_leaf]`. Graph and message-passing
 observations list nodes in action order (row `i` is the node of mask column `i`),
 hierarchical observations level by level (root first), flat observations and
-`MathyObservation` in pre-order. See SPEC section 4.
+`MathyObservation` in pre-order (docs/observations.md gives the layouts).
 """
 
 from enum import Enum
