@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
-from mathy_core import BaseRule, MathExpression
+from mathy_core import BaseRule, MathExpression, MultiplyExpression, TermEx, get_term_ex
 from mathy_core.rules import ConstantsSimplifyRule, DistributiveFactorOutRule
 
 from .parsing import ParsedExpression, parse
@@ -380,7 +380,9 @@ def haystack_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedPr
 
 def complex_product(rng: np.random.Generator, num_factors: int) -> GeneratedProblem:
     """A product of `num_factors` terms such as `4x * 2y^2 * 7q`, variables drawn
-    from a small pool so some repeat. Complexity: `num_factors`."""
+    from a small pool so some repeat. Products that are already simplified, or
+    that no sequence of moves can simplify (`strands_a_power`), are drawn again.
+    Complexity: `num_factors`."""
     if num_factors < 2:
         raise ValueError(f"num_factors must be at least 2, got {num_factors}")
 
@@ -392,7 +394,78 @@ def complex_product(rng: np.random.Generator, num_factors: int) -> GeneratedProb
         ]
         return GeneratedProblem(" * ".join(factors), num_factors)
 
-    return retry(build, _tree_check(is_simplified), "complex_product")
+    def rejects(parsed: ParsedExpression) -> bool:
+        return is_simplified(parsed.tree) or strands_a_power(parsed.tree)
+
+    return retry(build, rejects, "complex_product")
+
+
+def product_factors(expression: MathExpression) -> List[MathExpression]:
+    """The factors of a product, left to right, as the parser groups them: the
+    chain `((4x * y^2) * 7q)` has the factors `4x`, `y^2` and `7q`. A leading
+    `4x` is one factor (the bottom of the chain, a term of its own)."""
+    factors: List[MathExpression] = []
+    node = expression
+    while isinstance(node, MultiplyExpression) and get_term_ex(node) is None:
+        assert node.left is not None and node.right is not None
+        factors.append(node.right)
+        node = node.left
+    factors.append(node)
+    factors.reverse()
+    return factors
+
+
+def strands_a_power(expression: MathExpression) -> bool:
+    """A product of terms in which a bare power can never join a like factor, so
+    that no sequence of the core rules simplifies it (see below).
+
+    True when some factor after the first is a bare power `v^k` (no coefficient)
+    whose variable `v` is in another factor too, no factor after it has a
+    coefficient, and some factor before it has another variable. Examples:
+    `h^4 * 10f^3 * f^3`, `a^2 * r * a^2 * a^2`, `7x * q^3 * q^3 * x`.
+
+    Why such a power is stuck. Each step re-parses the text, so a product is
+    always the left-leaning chain `((f1 * f2) * f3) * ...`, with a `4x` after
+    the first factor grouped as its own subtree. Of the core rules only three
+    act on such a chain:
+
+    - commutative swap (in the envs' `preferred=False` form) refuses the chain
+      node whose right factor is a bare power, unless the next factor is a
+      subtree (a term with a coefficient): a bare power moves left only in front
+      of a coefficient term;
+    - variable multiply joins two like factors only when the right one has a
+      coefficient (`x^2 * 3x^2`) or when everything left of the right one is a
+      single term (`x^2 * x^2 * ...` at the start of the chain);
+    - associative grouping is undone by the text round trip, except that it may
+      glue a loose constant onto the factor after it (`... * 5 * x^2` becomes
+      `... * 5x^2`).
+
+    So a bare power with no coefficient term after it stays behind every factor
+    before it, and can only be joined by the factors before it collapsing into
+    one like term, which another variable among them makes impossible. The only
+    way out is a loose constant reaching the place right before it, which some
+    products manage (`10s^2 * 5j^3 * j^3` splits `5j^3` into `j^3 * 5`); this
+    check rejects those winnable ones too, so that it clearly covers every
+    stuck one.
+    """
+    terms: List[TermEx] = []
+    for factor in product_factors(expression):
+        term = get_term_ex(factor)
+        if term is None or term.variable is None:
+            return False
+        terms.append(term)
+    for index, term in enumerate(terms):
+        if index == 0 or term.coefficient is not None or term.exponent is None:
+            continue
+        others = terms[:index] + terms[index + 1 :]
+        if all(other.variable != term.variable for other in others):
+            continue  # nothing to join
+        if any(later.coefficient is not None for later in terms[index + 1 :]):
+            continue  # a coefficient term can come and carry it left
+        if all(earlier.variable == term.variable for earlier in terms[:index]):
+            continue  # the factors before it collapse into one like term
+        return True
+    return False
 
 
 # -- BinomialDistribute -------------------------------------------------------------
@@ -484,9 +557,11 @@ __all__ = (
     "rand_int",
     "rand_templates",
     "rand_term",
+    "product_factors",
     "rand_variable",
     "retry",
     "shuffled",
     "simplify_terms",
+    "strands_a_power",
     "term_text",
 )
