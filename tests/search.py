@@ -21,8 +21,9 @@ depends on the last action and the text it acted on, not only on the new text):
   episode ends there.
 """
 
+import heapq
 from dataclasses import dataclass, field
-from typing import List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import numpy as np
 
@@ -108,4 +109,63 @@ def shortest_win(
     return SearchResult(None, True, len(seen))
 
 
-__all__ = ("DEFAULT_MAX_TEXTS", "SearchResult", "shortest_win", "valid_actions")
+def guided_win(
+    env: MathyEnv,
+    state: MathyEnvState,
+    score: Callable[[str], float],
+    max_texts: int = DEFAULT_MAX_TEXTS,
+) -> SearchResult:
+    """Best-first search from `state` for any win within its remaining moves: the
+    texts with the lowest `score` first, then those reached with the most reward,
+    then the fewest moves. `moves` is the length of the win found, not
+    necessarily the fewest.
+
+    Still exhaustive: a text is expanded again whenever it is reached with more
+    moves left than before, so `complete` with no win proves, as in
+    `shortest_win`, that no sequence of moves wins. Gives up once more than
+    `max_texts` distinct texts have been seen.
+    """
+    start = state.agent.problem
+    most_left: Dict[str, int] = {start: state.agent.moves_remaining}
+    order = 0
+    Entry = Tuple[float, float, int, int, MathyEnvState, List[ActionType]]
+    heap: List[Entry] = [(score(start), 0.0, 0, order, state, [])]
+    while heap:
+        _, negative_reward, depth, _, current, path = heapq.heappop(heap)
+        left = current.agent.moves_remaining
+        if left < most_left[current.agent.problem] or left <= 0:
+            continue  # reached again with more moves left since it was queued
+        for action in valid_actions(env, current):
+            next_state, time_step, _ = env.get_next_state(current, action)
+            if is_terminal_transition(time_step):
+                if time_step.reward > 0:
+                    return SearchResult(depth + 1, True, len(most_left), path + [action])
+                continue
+            text = next_state.agent.problem
+            if left - 1 <= most_left.get(text, -1):
+                continue
+            most_left[text] = left - 1
+            if len(most_left) > max_texts:
+                return SearchResult(None, False, len(most_left))
+            order += 1
+            heapq.heappush(
+                heap,
+                (
+                    score(text),
+                    negative_reward - time_step.reward,
+                    depth + 1,
+                    order,
+                    next_state,
+                    path + [action],
+                ),
+            )
+    return SearchResult(None, True, len(most_left))
+
+
+__all__ = (
+    "DEFAULT_MAX_TEXTS",
+    "SearchResult",
+    "guided_win",
+    "shortest_win",
+    "valid_actions",
+)
