@@ -420,33 +420,40 @@ def strands_a_power(expression: MathExpression) -> bool:
     that no sequence of the core rules simplifies it (see below).
 
     True when some factor after the first is a bare power `v^k` (no coefficient)
-    whose variable `v` is in another factor too, no factor after it has a
-    coefficient, and some factor before it has another variable. Examples:
+    such that: `v` is in another factor too; no factor after it has a
+    coefficient; some factor before it has another variable; and no factor
+    before it has a coefficient that can come loose (one after the second
+    factor, or the second when the first has one too). Examples:
     `h^4 * 10f^3 * f^3`, `a^2 * r * a^2 * a^2`, `7x * q^3 * q^3 * x`.
 
     Why such a power is stuck. Each step re-parses the text, so a product is
     always the left-leaning chain `((f1 * f2) * f3) * ...`, with a `4x` after
-    the first factor grouped as its own subtree. Of the core rules only three
-    act on such a chain:
+    the first factor grouped as a subtree of its own. Of the core rules only
+    these act on such a chain:
 
     - commutative swap (in the envs' `preferred=False` form) refuses the chain
-      node whose right factor is a bare power, unless the next factor is a
-      subtree (a term with a coefficient): a bare power moves left only in front
-      of a coefficient term;
+      node whose right factor is a bare power unless the next factor is a
+      subtree (a term with a coefficient): a bare power moves left only in
+      front of a coefficient term. It turns a coefficient term `4x` into
+      `x * 4` only when the term's sibling is a subtree too: always after the
+      second factor, and for the second only when the first has a coefficient;
     - variable multiply joins two like factors only when the right one has a
       coefficient (`x^2 * 3x^2`) or when everything left of the right one is a
       single term (`x^2 * x^2 * ...` at the start of the chain);
-    - associative grouping is undone by the text round trip, except that it may
-      glue a loose constant onto the factor after it (`... * 5 * x^2` becomes
+    - associative grouping is undone by the text round trip, except that it
+      glues a loose constant onto the factor after it (`... * 5 * x^2` becomes
       `... * 5x^2`).
 
-    So a bare power with no coefficient term after it stays behind every factor
-    before it, and can only be joined by the factors before it collapsing into
-    one like term, which another variable among them makes impossible. The only
-    way out is a loose constant reaching the place right before it, which some
-    products manage (`10s^2 * 5j^3 * j^3` splits `5j^3` into `j^3 * 5`); this
-    check rejects those winnable ones too, so that it clearly covers every
-    stuck one.
+    So a bare power with no coefficient term after it never gets ahead of the
+    factors before it, and is joined only if they collapse into one like term,
+    which another variable among them rules out; unless a loose constant gives
+    it a coefficient. A constant comes loose only from a coefficient term that
+    can be turned (`4x` to `x * 4`) and then walks right, gluing onto each next
+    factor and being turned off it again, until it glues onto the power. With
+    such a coefficient before the power (`10s^2 * 5j^3 * j^3`) the product is
+    winnable and kept; without one it is rejected. The check errs towards
+    rejecting: it does not look at what a loose constant or a joined power could
+    do next.
     """
     terms: List[TermEx] = []
     for factor in product_factors(expression):
@@ -454,6 +461,12 @@ def strands_a_power(expression: MathExpression) -> bool:
         if term is None or term.variable is None:
             return False
         terms.append(term)
+
+    def comes_loose(index: int) -> bool:
+        if terms[index].coefficient is None:
+            return False
+        return index >= 2 or (index == 1 and terms[0].coefficient is not None)
+
     for index, term in enumerate(terms):
         if index == 0 or term.coefficient is not None or term.exponent is None:
             continue
@@ -464,6 +477,8 @@ def strands_a_power(expression: MathExpression) -> bool:
             continue  # a coefficient term can come and carry it left
         if all(earlier.variable == term.variable for earlier in terms[:index]):
             continue  # the factors before it collapse into one like term
+        if any(comes_loose(earlier) for earlier in range(index)):
+            continue  # a loose constant can walk up to it
         return True
     return False
 

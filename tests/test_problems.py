@@ -332,8 +332,14 @@ def test_complex_product(num_factors: int) -> None:
         ("10w^2 * d^3 * w^2 * x^2", True),
         ("5h^4 * f^4 * r * h^4 * r", True),
         ("t^3 * u^2 * t^3", True),
+        ("o^4 * 5l^3 * l^3 * w^2 * w^2", True),
+        ("p * 8d^2 * d^2", True),
         # a coefficient term after it can carry it
         ("3a * a^2 * 5b", False),
+        # a coefficient before it can come loose and walk up to it
+        ("10s^2 * 5j^3 * j^3", False),
+        ("x^2 * 3y * 5z * x^2 * x^2", False),
+        ("c^2 * 3j^4 * 10c^2 * c^2", False),
         ("x^2 * 12x^2 * 9p", False),
         # only its own variable before it
         ("10m^2 * m^2 * l^4", False),
