@@ -138,7 +138,7 @@ def observation_micros(repeats: int) -> Dict[str, float]:
     expression, for each observation type."""
     env = PolySimplify()
     text = "4x + 2y + 7z^2 + 3x + 9y + 2z^2 + 5x + 8 + 6y - -x"
-    state = MathyEnvState(problem=text, max_moves=20, num_rules=len(env.rules))
+    state = env.state_from_text(text, max_moves=20)
     assert len(env.parse(text)) == OBSERVATION_NODES, len(env.parse(text))
     mask = env.valid_moves_array(state)
     result = {}

@@ -480,21 +480,39 @@ class MathyEnv:
     def state_from_problem(
         self, problem: MathyEnvProblem, config: MathyEnvProblemArgs
     ) -> MathyEnvState:
-        """The starting state of a problem: `max_moves` from `max_moves_fn`,
-        `num_rules = len(rules)`. Raises `ValueError` when the text does not parse
-        or has more than `max_seq_len` nodes."""
-        parsed = self._expressions.parse(problem.text)
-        if len(parsed) > self.max_seq_len:
-            raise ValueError(
-                f"problem {quote(problem.text)} has {len(parsed)} nodes, more than "
-                f"max_seq_len={self.max_seq_len}"
-            )
+        """The starting state of a generated problem, with the move budget of
+        `max_moves_fn`; see `state_from_text`."""
+        return self.state_from_text(problem.text, self.max_moves_fn(problem, config))
+
+    def state_from_text(self, text: str, max_moves: Optional[int] = None) -> MathyEnvState:
+        """The starting state of a problem text in this env: `max_moves` moves
+        (the env's `max_moves` when None), `num_rules = len(rules)` and the env's
+        namespace as problem type.
+
+        Raises `ValueError` when the text does not parse, is out of the supported
+        range, or has more nodes than `max_seq_len`.
+        """
+        if not isinstance(text, str):
+            raise ValueError(f"a problem must be a text, got {type(text).__name__} {quote(text)}")
+        self.check_fits(text)
         return MathyEnvState(
-            problem=problem.text,
-            max_moves=self.max_moves_fn(problem, config),
+            problem=text,
+            max_moves=self.max_moves if max_moves is None else max_moves,
             num_rules=len(self._rules),
             problem_type=self.get_env_namespace(),
         )
+
+    def check_fits(self, text: str) -> int:
+        """The node count of `text`, or a `ValueError` when it does not parse or
+        has more nodes than `max_seq_len` (no observation could hold it)."""
+        nodes = self.node_count(text)
+        if nodes > self.max_seq_len:
+            raise ValueError(
+                f"problem {quote(text)} has {nodes} nodes, more than "
+                f"max_seq_len={self.max_seq_len}: pass a max_seq_len of at least "
+                f"{nodes} or a shorter problem"
+            )
+        return nodes
 
     def get_next_state(
         self, env_state: MathyEnvState, action: ActionInput

@@ -162,22 +162,10 @@ def _start_state(
         raise ValueError(
             f"problem must be a text or a MathyEnvState, got {quote(problem)}"
         )
-    # ValueError quoting the text when it does not parse.
-    nodes = env.node_count(text)
-    if nodes > env.max_seq_len:
-        raise ValueError(
-            f"problem {quote(text)} has {nodes} nodes, more than "
-            f"max_seq_len={env.max_seq_len}"
-        )
     if isinstance(problem, MathyEnvState):
+        env.check_fits(text)
         return problem
-    moves = config.max_moves if config.max_moves is not None else env.max_moves
-    return MathyEnvState(
-        problem=problem,
-        max_moves=moves,
-        num_rules=len(env.rules),
-        problem_type=env.get_env_namespace(),
-    )
+    return env.state_from_text(text, config.max_moves)
 
 
 def relativize(values: FloatArray) -> FloatArray:

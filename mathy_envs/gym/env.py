@@ -277,27 +277,14 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
                 f"env_problem must be a problem text, got {type(text).__name__} "
                 f"{quote(text)}"
             )
-        nodes = self.mathy.node_count(text)  # a ValueError when it does not parse
-        if nodes > self.mathy.max_seq_len:
-            raise ValueError(
-                f"env_problem {quote(text)} has {nodes} nodes, more than "
-                f"max_seq_len={self.mathy.max_seq_len}: pass a max_seq_len of at "
-                f"least {nodes} or a shorter problem"
-            )
+        self.mathy.check_fits(text)
 
     def _initial_state(self) -> Tuple[MathyEnvState, Optional[MathyEnvProblem]]:
         """The start state of a new episode, and the generated problem it plays
         (None when nothing new was generated)."""
         mathy = self.mathy
         if self.env_problem is not None:
-            self._check_fixed_problem(self.env_problem)
-            state = MathyEnvState(
-                problem=self.env_problem,
-                max_moves=self.env_max_moves,
-                num_rules=len(mathy.rules),
-                problem_type=mathy.get_env_namespace(),
-            )
-            return state, None
+            return mathy.state_from_text(self.env_problem, self.env_max_moves), None
         config = (
             self.env_problem_args
             if self.env_problem_args is not None
