@@ -35,7 +35,7 @@ from mathy_core.rules import (
     VariableMultiplyRule,
 )
 
-from .limits import check_max_seq_len, quote
+from .limits import DEFAULT_MAX_SEQ_LEN, check_max_seq_len, quote
 from .lru import LRUCache
 from .observations import MathyObservation, MathyObservationUnion, ObservationType
 from .parsing import (
@@ -121,7 +121,7 @@ class MathyEnv:
         verbose: bool = False,
         invalid_action_response: InvalidActionResponse = "raise",
         reward_discount: float = 0.99,
-        max_seq_len: int = 128,
+        max_seq_len: int = DEFAULT_MAX_SEQ_LEN,
         previous_state_penalty: bool = True,
         preferred_term_commute: bool = False,
         seed: Optional[int] = None,

@@ -28,6 +28,9 @@ MAX_DEPTH = 200
 MAX_CONSTANT = 10**9
 MAX_CONSTANT_DIGITS = 15
 MAX_RULES = 64
+DEFAULT_MAX_SEQ_LEN = 128
+"""The default `max_seq_len`: the node count observations are padded to, and the
+largest generated problem."""
 QUOTE_LENGTH = 200
 """Error messages quote at most this many characters of a text."""
 

@@ -11,13 +11,12 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
-from .limits import quote
+from .limits import DEFAULT_MAX_SEQ_LEN, quote
 from .parsing import MAX_TYPE_ID, NodeLayout
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
 
-DEFAULT_MAX_SEQ_LEN = 128
 NODE_FEATURES = 4
 MoveMask = Union[Sequence[Sequence[int]], npt.NDArray[Any]]
 

@@ -14,6 +14,7 @@ import numpy as np
 from mathy_core import BaseRule, MathExpression, MultiplyExpression, TermEx, get_term_ex
 from mathy_core.rules import ConstantsSimplifyRule, DistributiveFactorOutRule
 
+from .limits import DEFAULT_MAX_SEQ_LEN
 from .parsing import ParsedExpression, parse
 from .terms import factor_out_applies, is_simplified, like_terms_grouped
 
@@ -23,7 +24,7 @@ COMMON_VARIABLES: str = "xyz"
 MAX_COEFFICIENT: int = 12
 MAX_EXPONENT: int = 4
 MAX_ATTEMPTS: int = 100
-MAX_NODES: int = 128
+MAX_NODES: int = DEFAULT_MAX_SEQ_LEN
 """Generated problems have at most this many nodes (the default `max_seq_len`)."""
 
 TermTemplate = Tuple[str, Optional[int]]

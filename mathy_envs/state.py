@@ -314,7 +314,7 @@ class MathyEnvState:
         - `hash_type`: the two-value problem hash (this state's if None)
         - `parser`: the parser to read the problem with (a shared default if None)
         - `normalize`: scale every feature into [0, 1]
-        - `max_seq_len`: `L`, the padded node count (128 if None)
+        - `max_seq_len`: `L`, the padded node count (`DEFAULT_MAX_SEQ_LEN` if None)
         """
         kind = to_observation_type(obs_type)
         if not isinstance(normalize, (bool, np.bool_)):
