@@ -130,6 +130,13 @@ def problem_hash(namespace: str) -> Tuple[float, float]:
     return values[0], values[1]
 
 
+def check_state(env_state: Any) -> "MathyEnvState":
+    """`env_state`, or a `ValueError` when it is not a `MathyEnvState`."""
+    if not isinstance(env_state, MathyEnvState):
+        raise ValueError(f"expected a MathyEnvState, got {type(env_state).__name__}")
+    return env_state
+
+
 class MathyEnvState:
     """The state of an episode: the agent state plus episode constants.
 

@@ -4,6 +4,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple, Tuple
 
+from .rewards import EnvRewards
+
 ActionType = Tuple[int, int]
 """An action is a `(rule_index, node_index)` pair."""
 
@@ -39,18 +41,6 @@ class MathyEnvProblem(NamedTuple):
     text: str
     complexity: int
     type: str
-
-
-class EnvRewards:
-    """The reward constants every environment uses."""
-
-    LOSE: float = -1.0
-    WIN: float = 1.0
-    HELPFUL_MOVE: float = 0.01
-    UNHELPFUL_MOVE: float = -0.01
-    TIMESTEP: float = -0.01
-    PREVIOUS_LOCATION: float = -0.02
-    INVALID_MOVE: float = -0.5
 
 
 __all__ = (

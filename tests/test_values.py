@@ -15,6 +15,7 @@ from mathy_core.rules import ConstantsSimplifyRule
 from mathy_envs import MathyEnvState, envs
 from mathy_envs.env import MathyEnv, sample_valid_action
 from mathy_envs.envs import ENV_TASKS
+from mathy_envs.masks import candidate_mask, remove_unsound
 from mathy_envs.parsing import parse_text
 from mathy_envs.time_step import is_terminal_transition
 from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
@@ -176,8 +177,8 @@ def test_the_fast_masks_equal_the_fully_checked_masks() -> None:
         text = state.agent.problem
         parsed = env._expressions.parse(text)
         fast = env.valid_moves_array(state)
-        full = np.asarray(env._mask_rows(parsed.nodes, None), dtype=np.int8).reshape(fast.shape)
-        env._remove_unsound(parsed, full, range(len(env.rules)), lambda: parse_text(env.parser, text))
+        full = candidate_mask(env.rules, parsed.nodes)
+        remove_unsound(env.rules, full, range(len(env.rules)), parsed, env._expressions, lambda: parse_text(env.parser, text))
         assert np.array_equal(fast, full), text
         for action in valid_actions(env, state)[:3]:
             after, _, _ = env.get_next_state(state, action)
@@ -241,8 +242,8 @@ def test_fast_masks_of_small_polynomials_equal_fully_checked_masks(text: str) ->
         return
     parsed = env._expressions.parse(text)
     fast = env.valid_moves_array(state)
-    full = np.asarray(env._mask_rows(parsed.nodes, None), dtype=np.int8).reshape(fast.shape)
-    env._remove_unsound(parsed, full, range(len(env.rules)), lambda: parse_text(env.parser, text))
+    full = candidate_mask(env.rules, parsed.nodes)
+    remove_unsound(env.rules, full, range(len(env.rules)), parsed, env._expressions, lambda: parse_text(env.parser, text))
     assert np.array_equal(fast, full), (text, np.argwhere(fast != full).tolist())
     for action in valid_actions(env, state):
         after, _, _ = env.get_next_state(state, action)

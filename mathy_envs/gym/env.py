@@ -180,19 +180,18 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         )
         text = next_state.agent.problem
         rule_name = change.rule.name if valid else "invalid-action"
+        # The env's reward scheme ends the episode (a loss) when the expression
+        # outgrows max_seq_len; no observation can hold it, so the agent sees the
+        # last observation that fit, with no valid action.
+        reward = time_step.reward
+        terminated = is_terminal_transition(time_step)
         oversize = self.mathy.node_count(text) > self.mathy.max_seq_len
         if oversize:
-            # The expression no longer fits an observation: the episode is lost and
-            # the agent sees the last observation that fit, with no valid action.
-            reward = self.mathy.get_lose_signal(next_state)
-            terminated = True
             mask: npt.NDArray[np.int8] = np.zeros(self.action_size, np.int8)
             assert self._observation is not None
             observation = _copy_observation(self._observation)
             _mask_part(observation, self.action_size)[:] = 0.0
         else:
-            reward = time_step.reward
-            terminated = is_terminal_transition(time_step)
             mask = self._mask_of(next_state)
             observation = self._observe(next_state, mask)
         truncated = next_state.agent.moves_remaining <= 0

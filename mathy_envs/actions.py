@@ -1,0 +1,223 @@
+"""Actions: decoding what an agent passes to `step`, and sampling valid actions."""
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Type, Union
+
+import numpy as np
+from mathy_core import BaseRule, ExpressionParser, MathExpression
+
+from .limits import quote
+from .masks import MaskArray, MaskCache, checked_mask
+from .parsing import (
+    ExpressionCache,
+    ParsedExpression,
+    admit,
+    default_parser,
+    expression_cache,
+    node_at_index,
+    parse_text,
+)
+from .state import MathyEnvState, check_state
+from .types import ActionType
+
+ActionInput = Union[int, np.integer[Any], Tuple[int, int], Sequence[int]]
+"""A flat action index, or a `(rule, node)` pair."""
+
+
+def decode_action(action: ActionInput, max_seq_len: int) -> ActionType:
+    """An int indexes the flattened `(rule, node)` space as
+    `(a // max_seq_len, a % max_seq_len)`; a pair of ints passes through. Anything
+    else (bools, floats, other shapes) raises `ValueError`. Ranges are not checked
+    here: an out-of-range action is an invalid action."""
+    if isinstance(action, (bool, np.bool_)):
+        raise ValueError(
+            f"an action must be an int or a (rule, node) pair, got {quote(action)}"
+        )
+    if isinstance(action, (int, np.integer)):
+        value = int(action)
+        return value // max_seq_len, value % max_seq_len
+    if isinstance(action, np.ndarray) and action.ndim == 0:
+        return decode_action(action.item(), max_seq_len)
+    if isinstance(action, (tuple, list, np.ndarray)) and len(action) == 2:
+        rule, node = action[0], action[1]
+        if (
+            isinstance(rule, (int, np.integer))
+            and isinstance(node, (int, np.integer))
+            and not isinstance(rule, (bool, np.bool_))
+            and not isinstance(node, (bool, np.bool_))
+        ):
+            return int(rule), int(node)
+    raise ValueError(
+        f"an action must be an int or a (rule, node) pair of ints, got {quote(action)}"
+    )
+
+
+def sample_valid_action(
+    mask: MaskArray, rng: np.random.Generator
+) -> Optional[ActionType]:
+    """A uniformly random `(rule, node)` among the 1s of a `(num_rules, num_nodes)`
+    mask (one draw from `rng`), or None when the mask has none."""
+    choices = np.flatnonzero(mask)
+    if choices.size == 0:
+        return None
+    flat = int(choices[int(rng.integers(choices.size))])
+    return flat // mask.shape[1], flat % mask.shape[1]
+
+
+class ActionSpace:
+    """The action side of `MathyEnv`: which `(rule, node)` actions are valid in a
+    state, decoding an agent's action, and sampling valid ones.
+
+    Valid-move masks are computed once per distinct expression text (see
+    `mathy_envs.masks`) and cached per env.
+    """
+
+    supports_equations: bool = True
+    """Whether texts with `=` are accepted (the built-in envs' goals use term
+    helpers that only read expressions, so they refuse equations)."""
+    max_seq_len: int
+    np_random: np.random.Generator
+    _rules: List[BaseRule]
+    _parser: ExpressionParser
+    _masks: MaskCache
+
+    @property
+    def rules(self) -> List[BaseRule]:
+        return self._rules
+
+    @rules.setter
+    def rules(self, rules: List[BaseRule]) -> None:
+        if not isinstance(rules, (list, tuple)) or not all(
+            isinstance(rule, BaseRule) for rule in rules
+        ):
+            raise ValueError(f"rules must be a list of mathy_core rules, got {quote(rules)}")
+        self._rules = list(rules)
+        self._masks.clear()
+
+    @property
+    def parser(self) -> ExpressionParser:
+        return self._parser
+
+    @parser.setter
+    def parser(self, parser: ExpressionParser) -> None:
+        self._parser = parser
+        self._masks.clear()
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # Caches are rebuilt on demand; the shared default parser stays shared.
+        state = self.__dict__.copy()
+        if state["_parser"] is default_parser():
+            state["_parser"] = None
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        parser = state.pop("_parser")
+        self.__dict__.update(state)
+        self.parser = parser if parser is not None else default_parser()
+
+    @property
+    def _expressions(self) -> ExpressionCache:
+        """The calling thread's cache of parsed texts for this env's parser."""
+        return expression_cache(self._parser)
+
+    @property
+    def action_size(self) -> int:
+        """Return the number of available actions"""
+        return len(self._rules) * self.max_seq_len
+
+    def parse(self, text: str) -> ParsedExpression:
+        """The cached parse of `text`. Its `.tree` is shared and read-only: clone it
+        before changing it."""
+        parsed = self._expressions.parse(text)
+        parsed.shared = True
+        return parsed
+
+    def node_count(self, text: str) -> int:
+        """The number of nodes of the parsed `text`."""
+        return len(self._expressions.parse(text))
+
+    def valid_moves_array(self, env_state: MathyEnvState) -> MaskArray:
+        """`get_valid_moves` as a read-only `(num_rules, num_nodes)` int8 array,
+        computed once per distinct expression text."""
+        return self._mask_of(check_state(env_state).agent.problem)
+
+    def _mask_of(self, text: str) -> MaskArray:
+        return self._masks.get(text, self._rules, lambda: self._compute_mask(text))
+
+    def _compute_mask(self, text: str) -> MaskArray:
+        parsed = self._expressions.parse(text)
+        if parsed.has_equation and not self.supports_equations:
+            raise ValueError(
+                f"{type(self).__name__} does not support equations: {quote(text)}"
+            )
+        return checked_mask(
+            self._rules, parsed, self._expressions, lambda: parse_text(self._parser, text)
+        )
+
+    def get_valid_moves(self, env_state: MathyEnvState) -> List[List[int]]:
+        """A `num_rules x num_nodes` 0/1 matrix: row `r`, column `i` is 1 when rule
+        `r` can be applied to the `i`-th node from the left."""
+        return self.valid_moves_array(env_state).tolist()  # type: ignore[no-any-return]
+
+    def get_actions_for_node(
+        self,
+        expression: MathExpression,
+        rule_list: Optional[List[Type[BaseRule]]] = None,
+    ) -> List[List[int]]:
+        """The valid-move matrix of an expression tree (`num_rules x num_nodes`).
+        With `rule_list`, rows of rules of other types are all zero."""
+        if not isinstance(expression, MathExpression):
+            raise ValueError(
+                f"expression must be a mathy_core MathExpression, got {type(expression).__name__}"
+            )
+        if rule_list is not None and (
+            not isinstance(rule_list, (list, tuple))
+            or not all(isinstance(r, type) and issubclass(r, BaseRule) for r in rule_list)
+        ):
+            raise ValueError(f"rule_list must be a list of rule classes, got {quote(rule_list)}")
+        parsed = ParsedExpression(str(expression.get_root()), expression)
+        admit(parsed)
+        mask = checked_mask(
+            self._rules, parsed, self._expressions, expression.clone, rule_list
+        )
+        return mask.tolist()  # type: ignore[no-any-return]
+
+    def get_valid_rules(self, env_state: MathyEnvState) -> List[int]:
+        """1 for each rule that applies somewhere in the expression, else 0."""
+        mask = self.valid_moves_array(env_state)
+        return [1 if row.any() else 0 for row in mask]
+
+    def get_agent_actions_count(self, env_state: MathyEnvState) -> int:
+        """The number of valid actions in a state."""
+        return int(self.valid_moves_array(env_state).sum())
+
+    @staticmethod
+    def get_token_at_index(
+        expression: MathExpression, index: int
+    ) -> Optional[MathExpression]:
+        """The node `index` places from the left of the expression (in-order), or
+        None when there is none."""
+        return node_at_index(expression, index)
+
+    # -- actions ----------------------------------------------------------------
+
+    def to_action(self, action: ActionInput) -> ActionType:
+        """Decode an action: an int indexes the flattened `(rule, node)` space as
+        `(a // max_seq_len, a % max_seq_len)`; a pair passes through."""
+        return decode_action(action, self.max_seq_len)
+
+    def random_action(
+        self, expression: MathExpression, rule: Optional[Type[BaseRule]] = None
+    ) -> ActionType:
+        """A uniformly random valid `(rule, node)` action, optionally of one rule
+        type, drawn from `np_random`. Raises `ValueError` when there is none."""
+        if rule is not None and not (isinstance(rule, type) and issubclass(rule, BaseRule)):
+            raise ValueError(f"rule must be a rule class or None, got {quote(rule)}")
+        rows = self.get_actions_for_node(expression, [rule] if rule is not None else None)
+        choices = [(r, n) for r, row in enumerate(rows) for n, ok in enumerate(row) if ok]
+        if not choices:
+            kind = f" for rule {rule.__name__}" if rule is not None else ""
+            raise ValueError(f"no valid action{kind} in expression {quote(str(expression))}")
+        return choices[int(self.np_random.integers(len(choices)))]
+
+
+__all__ = ("ActionInput", "ActionSpace", "decode_action", "sample_valid_action")
