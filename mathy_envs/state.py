@@ -1,5 +1,5 @@
-"""Environment states: immutable-by-convention values, their serialization and
-their observations.
+"""Environment states: immutable-by-convention values and their observations
+(serialization is in `mathy_envs.serialization`).
 
 Every method that "changes" a state returns a new one; nothing a state holds is
 ever mutated after it is built.
@@ -32,21 +32,11 @@ from .observations import (
     message_passing_observation,
     to_observation_type,
 )
-from .limits import MAX_RULES, check_max_seq_len, check_num_rules, quote
+from .limits import check_max_seq_len, check_num_rules, quote
 from .parsing import parse
 from .types import ActionType
 
 NO_ACTION: ActionType = (-1, -1)
-FIELD_SEPARATOR = "@"
-STEP_SEPARATOR = ","
-_HEADER_FIELDS = (
-    "max_moves",
-    "num_rules",
-    "moves_remaining",
-    "problem",
-    "problem_type",
-    "reward",
-)
 
 
 class MathyEnvStateStep(NamedTuple):
@@ -392,31 +382,13 @@ class MathyEnvState:
             time=[self.time],
         )
 
-    # -- serialization --------------------------------------------------------
+    # -- serialization (`mathy_envs.serialization`) ----------------------------
 
     def to_string(self) -> str:
         """Serialize to `@`-separated fields; see `from_string`."""
-        agent = self.agent
-        texts = [agent.problem, agent.problem_type] + [s.raw for s in agent.history]
-        for text in texts:
-            if FIELD_SEPARATOR in text:
-                raise ValueError(
-                    f"cannot serialize {quote(text)}: it contains the field separator "
-                    f"{FIELD_SEPARATOR!r}"
-                )
-        fields = [
-            str(self.max_moves),
-            str(self.num_rules),
-            str(agent.moves_remaining),
-            agent.problem,
-            agent.problem_type,
-            repr(float(agent.reward)),
-        ]
-        fields.extend(
-            f"{step.raw}{STEP_SEPARATOR}{step.action[0]}{STEP_SEPARATOR}{step.action[1]}"
-            for step in agent.history
-        )
-        return FIELD_SEPARATOR.join(fields)
+        from .serialization import to_string
+
+        return to_string(self)
 
     @classmethod
     def from_string(cls, text: str) -> "MathyEnvState":
@@ -424,87 +396,22 @@ class MathyEnvState:
 
         Raises `ValueError` naming the field that is malformed.
         """
-        if not isinstance(text, str):
-            raise ValueError(f"serialized state must be a str, got {type(text).__name__}")
-        fields = text.split(FIELD_SEPARATOR)
-        if len(fields) < len(_HEADER_FIELDS) + 1:
-            raise ValueError(
-                f"serialized state has {len(fields)} '{FIELD_SEPARATOR}'-separated "
-                f"fields; expected at least {len(_HEADER_FIELDS) + 1} "
-                f"({', '.join(_HEADER_FIELDS)}, then one per history step)"
-            )
-        max_moves = _int_field("max_moves", fields[0])
-        num_rules = _int_field("num_rules", fields[1])
-        if not 0 <= num_rules <= MAX_RULES:
-            raise ValueError(
-                f"num_rules field {num_rules} is outside [0, MAX_RULES={MAX_RULES}]"
-            )
-        moves_remaining = _int_field("moves_remaining", fields[2])
-        problem = fields[3]
-        if problem.strip() == "":
-            raise ValueError("problem field is empty")
-        problem_type = fields[4]
-        try:
-            reward = float(fields[5])
-        except ValueError:
-            raise ValueError(f"reward field {quote(fields[5])} is not a number") from None
-        history = [
-            _step_field(index, field) for index, field in enumerate(fields[6:])
-        ]
-        if history[-1].raw != problem:
-            raise ValueError(
-                f"last history step {quote(history[-1].raw)} is not the problem "
-                f"{quote(problem)}"
-            )
-        state = cls.__new__(cls)
-        state.max_moves = max_moves
-        state.num_rules = num_rules
-        state.agent = MathyAgentState(
-            moves_remaining=moves_remaining,
-            problem=problem,
-            problem_type=problem_type,
-            reward=reward,
-            history=history,
-        )
-        return state
+        from .serialization import from_string
+
+        return from_string(text, cls)
 
     def to_np(self, pad_to: Optional[int] = None) -> npt.NDArray[np.uint8]:
         """`to_string()` as uint8 codes, right padded with spaces to `pad_to`."""
-        if pad_to is not None and (
-            isinstance(pad_to, bool) or not isinstance(pad_to, (int, np.integer))
-        ):
-            raise ValueError(f"pad_to must be an int, got {quote(pad_to, 40)}")
-        codes = np.frombuffer(self.to_string().encode("utf-8"), dtype=np.uint8)
-        if pad_to is None:
-            return np.array(codes, dtype=np.uint8)
-        if pad_to < len(codes):
-            raise ValueError(
-                f"pad_to={pad_to} is smaller than the serialized state "
-                f"({len(codes)} bytes)"
-            )
-        out = np.full(pad_to, ord(" "), dtype=np.uint8)
-        out[: len(codes)] = codes
-        return out
+        from .serialization import to_np
+
+        return to_np(self, pad_to)
 
     @classmethod
     def from_np(cls, input_bytes: npt.NDArray[Any]) -> "MathyEnvState":
         """Rebuild a state from `to_np` output (padding included)."""
-        array = np.asarray(input_bytes)
-        if array.ndim != 1:
-            raise ValueError(f"expected a 1-D array of byte codes, got shape {array.shape}")
-        if array.size and (
-            not np.issubdtype(array.dtype, np.number) or np.iscomplexobj(array)
-        ):
-            raise ValueError(f"expected numeric byte codes, got dtype {array.dtype}")
-        if array.size and (
-            np.any(array < 0) or np.any(array > 255) or np.any(array != np.floor(array))
-        ):
-            raise ValueError("byte codes must be whole numbers in [0, 255]")
-        try:
-            text = array.astype(np.uint8).tobytes().decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise ValueError(f"byte codes are not valid UTF-8: {error}") from None
-        return cls.from_string(text.rstrip(" "))
+        from .serialization import from_np
+
+        return from_np(input_bytes, cls)
 
 
 def _checked_hash(hash_type: Any, normalize: bool) -> Tuple[float, float]:
@@ -525,32 +432,6 @@ def _checked_hash(hash_type: Any, normalize: bool) -> Tuple[float, float]:
             f"got {quote(hash_type, 60)}"
         )
     return values[0], values[1]
-
-
-def _int_field(name: str, value: str) -> int:
-    if len(value) > 20:
-        raise ValueError(f"{name} field {quote(value)} is not an integer of at most 20 digits")
-    try:
-        return int(value)
-    except ValueError:
-        raise ValueError(f"{name} field {quote(value)} is not an integer") from None
-
-
-def _step_field(index: int, value: str) -> MathyEnvStateStep:
-    parts = value.rsplit(STEP_SEPARATOR, 2)
-    if len(parts) != 3 or parts[0] == "":
-        raise ValueError(
-            f"history step {index} {quote(value)} is not 'raw{STEP_SEPARATOR}rule"
-            f"{STEP_SEPARATOR}node'"
-        )
-    raw, rule, node = parts
-    try:
-        action = (int(rule), int(node))
-    except ValueError:
-        raise ValueError(
-            f"history step {index} {quote(value)} has a non-integer rule or node"
-        ) from None
-    return MathyEnvStateStep(raw, action)
 
 
 __all__ = (

@@ -25,12 +25,12 @@ import heapq
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
-import numpy as np
-
 from mathy_envs.env import MathyEnv
 from mathy_envs.state import MathyEnvState
 from mathy_envs.time_step import is_terminal_transition
 from mathy_envs.types import ActionType
+
+from helpers import valid_actions
 
 DEFAULT_MAX_TEXTS = 20_000
 """Distinct texts a search may visit before it gives up as "too big"."""
@@ -65,12 +65,6 @@ class SearchResult:
     def too_big(self) -> bool:
         """The search hit its cap before finding a win or running out of moves."""
         return not self.complete and self.moves is None
-
-
-def valid_actions(env: MathyEnv, state: MathyEnvState) -> List[ActionType]:
-    """Every `(rule, node)` with a 1 in `env.get_valid_moves(state)`."""
-    mask = np.asarray(env.get_valid_moves(state))
-    return [(int(rule), int(node)) for rule, node in zip(*np.nonzero(mask))]
 
 
 def shortest_win(

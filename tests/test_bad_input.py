@@ -3,9 +3,7 @@ exponents, division by zero, deep nesting, long sums): every public entry point
 either works or raises ValueError with a short message, in bounded time, and
 every transition keeps the expression's exact value."""
 
-import signal
-from contextlib import contextmanager
-from typing import Callable, Iterator, List, Tuple, TypeVar
+from typing import Callable, List, Tuple, TypeVar
 
 import numpy as np
 import pytest
@@ -19,6 +17,7 @@ from mathy_envs.limits import MAX_NODES
 from mathy_envs.state import ObservationType
 from mathy_envs.swarm import SwarmConfig, swarm_solve
 
+from helpers import assert_observation_in_range, time_limit
 from oracles import parse, same_exact_value
 
 SECONDS = 20.0
@@ -26,24 +25,6 @@ SECONDS = 20.0
 bounded time, refused input fast)."""
 MESSAGE_LIMIT = 600
 T = TypeVar("T")
-
-
-class Hang(BaseException):
-    """Raised by the alarm: a BaseException, so no `except Exception` hides it."""
-
-
-@contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    def alarm(signum: int, frame: object) -> None:
-        raise Hang(f"took longer than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 NUMBERS = [
@@ -86,15 +67,7 @@ def check_observations(env: envs.PolySimplify, state: MathyEnvState) -> None:
     mask = env.get_valid_moves(state)
     for obs_type in ObservationType:
         observation = state.to_observation(mask, obs_type=obs_type, max_seq_len=env.max_seq_len)
-        arrays = (
-            [observation]
-            if isinstance(observation, np.ndarray)
-            else [v for v in observation.to_dict().values() if isinstance(v, np.ndarray)]
-        )
-        for array in arrays:
-            assert np.isfinite(array).all()
-            if array.dtype == np.float32:
-                assert 0.0 <= array.min() and array.max() <= 1.0
+        assert_observation_in_range(observation)
     env.state_to_observation(state)
 
 
@@ -108,9 +81,9 @@ def check_observations(env: envs.PolySimplify, state: MathyEnvState) -> None:
 def test_every_entry_point_works_or_raises_value_error(text: str, seed: int) -> None:
     env = envs.PolySimplify(max_seq_len=MAX_NODES)
     with time_limit(SECONDS):
-        accepted, state = outcome(
-            lambda: MathyEnvState(problem=text, max_moves=20, num_rules=len(env.rules))
-        )
+        accepted, state = outcome(lambda: env.state_from_text(text, max_moves=20))
+        # With max_seq_len at MAX_NODES, the env refuses exactly what any state does.
+        assert outcome(lambda: MathyEnvState(problem=text))[0] == accepted
         solve_config = SwarmConfig(n_walkers=4, max_iters=3, seed=seed)
         solved, _ = outcome(lambda: swarm_solve(text, solve_config, env))
         assert solved == accepted
@@ -128,7 +101,7 @@ def test_every_entry_point_works_or_raises_value_error(text: str, seed: int) -> 
         if not accepted:
             # A state reaching the text anyway (get_out_state takes any text) gets
             # ValueErrors too.
-            reached = MathyEnvState(problem="x").get_out_state(text, (0, 0), 5)
+            reached = env.state_from_text("x").get_out_state(text, (0, 0), 5)
             for call in (
                 lambda: env.get_valid_moves(reached),
                 lambda: env.get_next_state(reached, (0, 0)),
@@ -170,7 +143,7 @@ def test_every_entry_point_works_or_raises_value_error(text: str, seed: int) -> 
 def test_known_hangs_finish_quickly(text: str) -> None:
     env = envs.PolySimplify()
     with time_limit(SECONDS):
-        accepted, state = outcome(lambda: MathyEnvState(problem=text, max_moves=9, num_rules=7))
+        accepted, state = outcome(lambda: env.state_from_text(text, max_moves=9))
         if accepted:
             assert isinstance(state, MathyEnvState)
             mask = np.asarray(env.get_valid_moves(state))
@@ -184,7 +157,7 @@ def _wrong_type_calls() -> List[Tuple[str, Callable[[], object]]]:
     from mathy_envs.types import MathyEnvProblemArgs
 
     env = envs.PolySimplify()
-    state = MathyEnvState(problem="4x + 2x", num_rules=7)
+    state = env.state_from_text("4x + 2x")
     tree = ExpressionParser().parse("4x + 2x")
     return [
         ("copy of a non-state", lambda: MathyEnvState(state=5)),  # type: ignore[arg-type]

@@ -13,7 +13,6 @@ from typing import Dict, List, Optional
 import pytest
 from mathy_core import ExpressionParser
 
-from mathy_envs import MathyEnvState
 from mathy_envs.bench import floor_seconds, observation_micros
 from mathy_envs.cli import main
 from mathy_envs.envs import ENV_TASKS, PolySimplify
@@ -324,7 +323,7 @@ def test_bench_pieces_return_positive_numbers() -> None:
     assert set(micros) == {"flat", "graph", "hierarchical", "message_passing"}
     assert all(value > 0 for value in micros.values())
     env = PolySimplify()
-    state = MathyEnvState(problem="4x + 2y + 2x", max_moves=5, num_rules=len(env.rules))
+    state = env.state_from_text("4x + 2y + 2x", max_moves=5)
     mask = env.get_valid_moves(state)
     steps = [
         (state.agent.problem, (rule, node))

@@ -7,7 +7,6 @@ SPEC's constants and formulas.
 
 import random
 import re
-import signal
 import traceback
 from typing import Any, List, Optional, Sequence, Tuple, Type
 
@@ -36,17 +35,9 @@ from mathy_envs.types import (
     MathyEnvProblemArgs,
 )
 
+from helpers import CORE_RULE_TYPES, is_last, is_mid, rule_index, time_limit
 from oracles import keeps_value
 
-CORE_RULE_TYPES: List[Type[BaseRule]] = [
-    ConstantsSimplifyRule,
-    CommutativeSwapRule,
-    DistributiveMultiplyRule,
-    DistributiveFactorOutRule,
-    AssociativeSwapRule,
-    VariableMultiplyRule,
-    RestateSubtractionRule,
-]
 NAMESPACE = "mathy.test"
 
 MASK_TEXTS = [
@@ -138,26 +129,10 @@ def expected_mask(text: str, rules: Optional[Sequence[BaseRule]] = None) -> List
     ]
 
 
-def make_state(
-    env: MathyEnv, text: str, max_moves: int = 10, problem_type: str = NAMESPACE
-) -> MathyEnvState:
-    return MathyEnvState(
-        problem=text,
-        max_moves=max_moves,
-        num_rules=len(env.rules),
-        problem_type=problem_type,
-    )
-
-
 def state_reaching(env: MathyEnv, text: str) -> MathyEnvState:
     """A state whose expression is `text`, reached through `get_out_state` (which,
-    unlike the constructor, takes any text)."""
-    return make_state(env, "x").get_out_state(text, (0, 0), 9)
-
-
-def test_the_constructor_refuses_unparsable_text() -> None:
-    with pytest.raises(ValueError, match="cannot parse problem text '4x \\+'"):
-        make_state(FixedEnv(), "4x +")
+    unlike `state_from_text`, takes any text)."""
+    return env.state_from_text("x", max_moves=10).get_out_state(text, (0, 0), 9)
 
 
 def with_history(
@@ -167,19 +142,13 @@ def with_history(
     moves_remaining: Optional[int] = None,
 ) -> MathyEnvState:
     """A state whose history is `steps` (the first action is ignored)."""
-    state = make_state(env, steps[0][0], max_moves=max_moves)
+    state = env.state_from_text(steps[0][0], max_moves=max_moves)
     for index, (text, action) in enumerate(steps[1:]):
         remaining = max_moves - index - 1
         if moves_remaining is not None and index == len(steps) - 2:
             remaining = moves_remaining
         state = state.get_out_state(text, action, remaining)
     return state
-
-
-def rule_index(env: MathyEnv, rule_type: Type[BaseRule]) -> int:
-    matches = [i for i, rule in enumerate(env.rules) if type(rule) is rule_type]
-    assert len(matches) == 1
-    return matches[0]
 
 
 def only_action(text: str, rule_type: Type[BaseRule]) -> Tuple[int, int]:
@@ -190,14 +159,6 @@ def only_action(text: str, rule_type: Type[BaseRule]) -> Tuple[int, int]:
     columns = [i for i, ok in enumerate(row) if ok]
     assert len(columns) == 1, (text, rule_type, row)
     return index, columns[0]
-
-
-def is_mid(step: TimeStep) -> bool:
-    return bool(step.step_type.tolist() == [1])
-
-
-def is_last(step: TimeStep) -> bool:
-    return bool(step.step_type.tolist() == [2])
 
 
 def expected_win_signal(max_moves: int, moves_remaining: int) -> float:
@@ -270,7 +231,7 @@ def test_env_rules_follow_preferred_term_commute(preferred: bool) -> None:
     assert env.rules[1].preferred is preferred  # type: ignore[attr-defined]
     # preferred changes which actions are valid: `4x` commutes only when preferred.
     text = "4x + 2y"
-    mask = env.get_valid_moves(make_state(env, text))
+    mask = env.get_valid_moves(env.state_from_text(text))
     assert mask == expected_mask(text, fresh_rules(preferred))
     assert mask[1] != expected_mask(text, fresh_rules(not preferred))[1]
 
@@ -284,7 +245,7 @@ def test_custom_rules_are_used() -> None:
     ]
     assert env.action_size == 2 * 16
     text = "4x + 2x"
-    assert env.get_valid_moves(make_state(env, text)) == expected_mask(
+    assert env.get_valid_moves(env.state_from_text(text)) == expected_mask(
         text, [DistributiveFactorOutRule(), CommutativeSwapRule(preferred=True)]
     )
 
@@ -292,7 +253,7 @@ def test_custom_rules_are_used() -> None:
 def test_masks_follow_changes_to_the_rules() -> None:
     env = FixedEnv()
     text = "4x + 2y + 3 * 4"
-    state = make_state(env, text)
+    state = env.state_from_text(text)
     assert env.get_valid_moves(state) == expected_mask(text, fresh_rules(False))
     # replacing a rule in place (rules is a plain list)
     env.rules[1] = CommutativeSwapRule(preferred=True)
@@ -359,7 +320,7 @@ def test_to_action_rejects_malformed(action: Any) -> None:
 
 def test_get_next_state_rejects_malformed_actions() -> None:
     env = FixedEnv(invalid_action_response="penalize")
-    state = make_state(env, "4x + 2x")
+    state = env.state_from_text("4x + 2x")
     malformed: List[Any] = [1.5, "3", (1, 2, 3), True]
     for action in malformed:
         with pytest.raises(ValueError):
@@ -369,7 +330,7 @@ def test_get_next_state_rejects_malformed_actions() -> None:
 def test_get_next_state_accepts_int_and_pair_actions_alike() -> None:
     env = FixedEnv(max_seq_len=32)
     text = "4x + 2x"
-    state = make_state(env, text)
+    state = env.state_from_text(text)
     rule, node = only_action(text, DistributiveFactorOutRule)
     by_pair, step_pair, _ = env.get_next_state(state, (rule, node))
     by_int, step_int, _ = env.get_next_state(state, rule * 32 + node)
@@ -436,7 +397,7 @@ def pick(env: MathyEnv, label: str) -> Any:
 @pytest.mark.parametrize("label", INVALID_LABELS)
 def test_invalid_action_raise(label: str) -> None:
     env = FixedEnv(invalid_action_response="raise")
-    start = make_state(env, INVALID_TEXT)
+    start = env.state_from_text(INVALID_TEXT)
     # Take one valid step first so the step number is not trivially zero.
     swap = only_action(INVALID_TEXT, CommutativeSwapRule)
     state, _, _ = env.get_next_state(start, swap)
@@ -458,7 +419,7 @@ def test_invalid_action_raise(label: str) -> None:
 @pytest.mark.parametrize("label", INVALID_LABELS)
 def test_invalid_action_penalize(label: str) -> None:
     env = FixedEnv(invalid_action_response="penalize", reward_discount=0.9)
-    state = make_state(env, INVALID_TEXT, max_moves=6)
+    state = env.state_from_text(INVALID_TEXT, max_moves=6)
     before = state.to_string()
     history_before = list(state.agent.history)
     action = pick(env, label)
@@ -480,7 +441,7 @@ def test_invalid_action_penalize(label: str) -> None:
 @pytest.mark.parametrize("label", INVALID_LABELS)
 def test_invalid_action_terminal(label: str) -> None:
     env = FixedEnv(invalid_action_response="terminal")
-    state = make_state(env, INVALID_TEXT, max_moves=6)
+    state = env.state_from_text(INVALID_TEXT, max_moves=6)
     before = state.to_string()
     out, step, _ = env.get_next_state(state, pick(env, label))
     assert is_terminal_transition(step)
@@ -494,7 +455,7 @@ def test_invalid_action_terminal(label: str) -> None:
 
 def test_penalized_moves_use_up_the_budget() -> None:
     env = FixedEnv(invalid_action_response="penalize")
-    state = make_state(env, INVALID_TEXT, max_moves=3)
+    state = env.state_from_text(INVALID_TEXT, max_moves=3)
     rewards = []
     for _ in range(3):
         state, step, _ = env.get_next_state(state, (len(env.rules), 0))
@@ -514,7 +475,7 @@ def test_valid_action_is_not_affected_by_invalid_action_response() -> None:
     results = []
     for response in INVALID_ACTION_RESPONSES:
         env = FixedEnv(invalid_action_response=response)
-        out, step, change = env.get_next_state(make_state(env, text), action)
+        out, step, change = env.get_next_state(env.state_from_text(text), action)
         results.append((out.agent.problem, step.reward, step.step_type.tolist()))
         assert change.result is not None
     assert results[0] == results[1] == results[2]
@@ -668,7 +629,7 @@ def test_previous_state_penalty_disabled() -> None:
 
 def test_default_rewarding_and_penalizing_rules() -> None:
     env = FixedEnv()
-    state = make_state(env, "4x + 2x")
+    state = env.state_from_text("4x + 2x")
     assert set(env.get_rewarding_actions(state)) == {
         RestateSubtractionRule,
         ConstantsSimplifyRule,
@@ -715,7 +676,7 @@ def test_reward_constants() -> None:
 
 def test_rule_rewards_in_real_play() -> None:
     env = FixedEnv(reward_discount=0.9)
-    state = make_state(env, "4x + 2x")
+    state = env.state_from_text("4x + 2x")
     factored, step, change = env.get_next_state(
         state, only_action("4x + 2x", DistributiveFactorOutRule)
     )
@@ -737,7 +698,7 @@ def test_rule_rewards_in_real_play() -> None:
     assert is_mid(step)
 
     distributed, step, _ = env.get_next_state(
-        make_state(env, "2 * (x + 3)"),
+        env.state_from_text("2 * (x + 3)"),
         only_action("2 * (x + 3)", DistributiveMultiplyRule),
     )
     assert distributed.agent.problem == "2x + 2 * 3"
@@ -753,7 +714,7 @@ def test_custom_rewarding_actions_are_respected() -> None:
             return [DistributiveFactorOutRule]
 
     env = SwapLover()
-    state = make_state(env, "4x + 2x")
+    state = env.state_from_text("4x + 2x")
     _, step, _ = env.get_next_state(state, only_action("4x + 2x", CommutativeSwapRule))
     assert step.reward == EnvRewards.HELPFUL_MOVE
     _, step, _ = env.get_next_state(
@@ -774,7 +735,7 @@ def test_initial_state_transition_is_timestep() -> None:
 
 def test_transition_observation_describes_the_state() -> None:
     env = FixedEnv()
-    state = make_state(env, "4x + 2x")
+    state = env.state_from_text("4x + 2x")
     step = env.get_state_transition(state)
     observation = step.observation
     assert isinstance(observation, MathyObservation)
@@ -806,7 +767,7 @@ def test_transition_observation_describes_the_state() -> None:
 )
 def test_win_signal(max_moves: int, moves_remaining: int, expected: float) -> None:
     env = FixedEnv()
-    state = make_state(env, "4x + 2x", max_moves=max_moves)
+    state = env.state_from_text("4x + 2x", max_moves=max_moves)
     if moves_remaining != max_moves:
         state = state.get_out_state("2x + 4x", (1, 3), moves_remaining)
     assert state.agent.moves_remaining == moves_remaining
@@ -819,7 +780,7 @@ def test_win_signal(max_moves: int, moves_remaining: int, expected: float) -> No
 
 def test_lose_signal() -> None:
     env = FixedEnv()
-    assert env.get_lose_signal(make_state(env, "x")) == EnvRewards.LOSE == -1.0
+    assert env.get_lose_signal(env.state_from_text("x")) == EnvRewards.LOSE == -1.0
 
 
 # -- 5. previous-state penalty in real play ------------------------------------------
@@ -836,7 +797,7 @@ def test_lose_signal() -> None:
 )
 def test_commuting_back_and_forth_ends_the_episode(env_factory: Any, text: str) -> None:
     env: MathyEnv = env_factory()
-    state = make_state(env, text, max_moves=50, problem_type=env.get_env_namespace())
+    state = env.state_from_text(text, max_moves=50)
     assert not env.is_terminal_state(state)
     tree = ExpressionParser().parse(text)
     root_column = next(i for i, n in enumerate(tree.to_list("inorder")) if n is tree)
@@ -925,7 +886,7 @@ def test_finalize_state_catches_a_changed_value(first: str, last: str) -> None:
 def test_stepping_never_mutates_the_old_state(response: str) -> None:
     env = FixedEnv(invalid_action_response=response)
     text = "4x + 2x + 7y"
-    state = make_state(env, text)
+    state = env.state_from_text(text, max_moves=10)
     expected = expected_mask(text)
     assert env.get_valid_moves(state) == expected
     observation_before = env.state_to_observation(state)
@@ -963,7 +924,7 @@ def test_stepping_never_mutates_the_old_state(response: str) -> None:
 def test_returned_change_does_not_alias_the_cache() -> None:
     env = FixedEnv()
     text = "4x + 2x"
-    state = make_state(env, text)
+    state = env.state_from_text(text)
     _, _, change = env.get_next_state(state, only_action(text, DistributiveFactorOutRule))
     assert change.result is not None
     # Mangling the returned tree must not affect later steps from the old state.
@@ -975,7 +936,7 @@ def test_returned_change_does_not_alias_the_cache() -> None:
 
 def test_returned_mask_is_a_fresh_list() -> None:
     env = FixedEnv()
-    state = make_state(env, "4x + 2x")
+    state = env.state_from_text("4x + 2x")
     mask = env.get_valid_moves(state)
     mask[1][3] = 0
     mask[0][0] = 1
@@ -988,7 +949,7 @@ def test_returned_mask_is_a_fresh_list() -> None:
 @pytest.mark.parametrize("text", MASK_TEXTS)
 def test_get_valid_moves_matches_rules(text: str) -> None:
     env = FixedEnv()
-    state = make_state(env, text)
+    state = env.state_from_text(text)
     expected = expected_mask(text)
     mask = env.get_valid_moves(state)
     assert mask == expected
@@ -1046,7 +1007,7 @@ def test_masks_of_generated_problems_match_rules() -> None:
 
 def test_get_valid_rules() -> None:
     env = FixedEnv()
-    state = make_state(env, "4x + 2x")
+    state = env.state_from_text("4x + 2x")
     rules = env.get_valid_rules(state)
     expected = expected_mask("4x + 2x")
     assert rules == [1 if any(row) else 0 for row in expected]
@@ -1183,7 +1144,7 @@ def test_observation_longer_than_max_seq_len() -> None:
     env = FixedEnv()
     text = "4x + 2x + 3y"
     num_nodes = len(inorder_nodes(text))
-    state = make_state(env, text)
+    state = env.state_from_text(text)
     for obs_type in ObservationType:
         with pytest.raises(ValueError) as info:
             state.to_observation(max_seq_len=num_nodes - 2, obs_type=obs_type)
@@ -1329,7 +1290,7 @@ def test_print_history_rewards_are_those_of_each_step(
 def test_print_history_of_a_long_history_finishes(capsys: pytest.CaptureFixture[str]) -> None:
     """100,000 steps print in linear time (a quadratic replay takes minutes)."""
     env = FixedEnv(previous_state_penalty=False)
-    state = make_state(env, "4x + 2y", max_moves=10**6)
+    state = env.state_from_text("4x + 2y", max_moves=10**6)
     texts = ("4x + 2y", "2y + 4x")
     history = [state.agent.history[0]] + [
         MathyEnvStateStep(texts[i % 2], (1, 1)) for i in range(1, 100_001)
@@ -1339,34 +1300,21 @@ def test_print_history_of_a_long_history_finishes(capsys: pytest.CaptureFixture[
         + "@"
         + "@".join(f"{step.raw},{step.action[0]},{step.action[1]}" for step in history)
     )
-    previous = signal.signal(signal.SIGALRM, _too_slow)
-    signal.setitimer(signal.ITIMER_REAL, 60.0)
-    try:
+    with time_limit(60.0):  # a quadratic replay takes minutes
         env.print_history(long)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
     assert len(capsys.readouterr().out.splitlines()) == 100_001
-
-
-class _TooSlow(BaseException):
-    pass
-
-
-def _too_slow(signum: int, frame: object) -> None:
-    raise _TooSlow("print_history of 100,000 steps took over a minute")
 
 
 def test_print_history_of_a_fresh_state(capsys: pytest.CaptureFixture[str]) -> None:
     env = FixedEnv()
-    env.print_history(make_state(env, "4x + 2x"))
+    env.print_history(env.state_from_text("4x + 2x"))
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 1 and "4x + 2x" in lines[0]
 
 
 def test_render_and_print_state(capsys: pytest.CaptureFixture[str]) -> None:
     env = FixedEnv()
-    state = make_state(env, "4x + 2x + 9y")
+    state = env.state_from_text("4x + 2x + 9y")
     rendered = env.render_state(state, "some-action", 3, None, 0.5)
     assert isinstance(rendered, str)
     assert "4x + 2x + 9y" in rendered
@@ -1391,7 +1339,7 @@ def test_verbose_env_prints_steps(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_to_hash_key_is_the_problem_text() -> None:
     env = FixedEnv()
-    state = make_state(env, "4x + 2x")
+    state = env.state_from_text("4x + 2x")
     assert env.to_hash_key(state) == "4x + 2x"
     out, _, _ = env.get_next_state(state, only_action("4x + 2x", CommutativeSwapRule))
     assert env.to_hash_key(out) == "2x + 4x"
@@ -1399,10 +1347,10 @@ def test_to_hash_key_is_the_problem_text() -> None:
 
 def test_is_terminal_state() -> None:
     poly = PolySimplify()
-    assert poly.is_terminal_state(make_state(poly, "4x + 2y")) is True
-    assert poly.is_terminal_state(make_state(poly, "4x + 2x")) is False
+    assert poly.is_terminal_state(poly.state_from_text("4x + 2y")) is True
+    assert poly.is_terminal_state(poly.state_from_text("4x + 2x")) is False
     env = FixedEnv()
-    assert env.is_terminal_state(make_state(env, "4x + 2y")) is False
+    assert env.is_terminal_state(env.state_from_text("4x + 2y")) is False
     spent = with_history(env, [("4x + 2x", (-1, -1)), ("2x + 4x", (1, 3))], max_moves=1)
     assert env.is_terminal_state(spent) is True
 
@@ -1411,7 +1359,7 @@ def test_get_rule_from_timestep() -> None:
     env = FixedEnv()
     text = "4x + 2x"
     out, _, _ = env.get_next_state(
-        make_state(env, text), only_action(text, DistributiveFactorOutRule)
+        env.state_from_text(text), only_action(text, DistributiveFactorOutRule)
     )
     rule = env.get_rule_from_timestep(out.agent.history[-1])
     assert isinstance(rule, DistributiveFactorOutRule)
@@ -1421,7 +1369,7 @@ def test_get_rule_from_timestep() -> None:
 def test_state_to_observation_without_obs_type() -> None:
     env = FixedEnv()
     text = "4x + 2x + 9y"
-    state = make_state(env, text)
+    state = env.state_from_text(text)
     num_nodes = len(inorder_nodes(text))
     observation = env.state_to_observation(state)
     assert isinstance(observation, MathyObservation)
@@ -1441,7 +1389,7 @@ def test_state_to_observation_without_obs_type() -> None:
 def test_state_to_observation_with_obs_type() -> None:
     env = FixedEnv(max_seq_len=32)
     text = "4x + 2x + 9y"
-    state = make_state(env, text)
+    state = env.state_from_text(text)
     num_nodes = len(inorder_nodes(text))
     mask = expected_mask(text)
     padded_mask = np.zeros((len(env.rules), 32), dtype=np.float32)
@@ -1499,3 +1447,88 @@ def test_builtin_envs_leave_global_random_state_alone() -> None:
     assert after[0] == np_state[0]
     assert np.array_equal(after[1], np_state[1])
     assert after[2:] == np_state[2:]
+
+
+# -- 12. states from text ------------------------------------------------------------
+
+
+def test_state_from_text_is_the_start_state_of_the_text_in_the_env() -> None:
+    env = FixedEnv(rules=fresh_rules()[:3], max_moves=17)
+    state = env.state_from_text("4x + 2x")
+    assert state == MathyEnvState(
+        problem="4x + 2x", max_moves=17, num_rules=3, problem_type=NAMESPACE
+    )
+    assert state.max_moves == state.agent.moves_remaining == 17
+    assert state.num_rules == len(env.rules) == 3
+    assert state.agent.problem == "4x + 2x"
+    assert state.agent.problem_type == env.get_env_namespace() == NAMESPACE
+    assert state.agent.reward == 0.0
+    assert state.agent.history == [MathyEnvStateStep("4x + 2x", (-1, -1))]
+    assert len(env.get_valid_moves(state)) == state.num_rules
+    # A built-in env: its namespace and the seven core rules.
+    poly = PolySimplify()
+    start = poly.state_from_text("4x + 2x")
+    assert start.agent.problem_type == "mathy.polynomials.simplify"
+    assert start.num_rules == 7
+    assert start.get_problem_hash() == poly.get_initial_state()[0].get_problem_hash()
+
+
+def test_state_from_text_budget_is_the_envs_max_moves_by_default() -> None:
+    assert FixedEnv().state_from_text("4x + 2x").max_moves == 20
+    state = PolySimplify(max_moves=7).state_from_text("4x + 2x")
+    assert state.max_moves == state.agent.moves_remaining == 7
+
+
+@pytest.mark.parametrize("max_moves", [0, 1, 12, 10**6])
+def test_state_from_text_max_moves_overrides_the_envs(max_moves: int) -> None:
+    env = FixedEnv(max_moves=5)
+    state = env.state_from_text("4x + 2x", max_moves)
+    assert state.max_moves == state.agent.moves_remaining == max_moves
+    assert env.state_from_text("4x + 2x", max_moves=max_moves) == state
+    assert env.max_moves == 5
+
+
+def test_state_from_text_refuses_texts_longer_than_max_seq_len() -> None:
+    text = "4x + 2x"  # 7 nodes
+    with pytest.raises(ValueError) as info:
+        FixedEnv(max_seq_len=6).state_from_text(text)
+    message = str(info.value)
+    assert repr(text) in message
+    assert "7 nodes" in message and "max_seq_len=6" in message
+    assert "pass a max_seq_len of at least 7" in message
+    assert FixedEnv(max_seq_len=7).state_from_text(text).agent.problem == text
+
+
+def test_state_from_text_refuses_unparsable_text() -> None:
+    with pytest.raises(ValueError, match="cannot parse problem text '4x \\+'"):
+        FixedEnv().state_from_text("4x +")
+
+
+@pytest.mark.parametrize("text", BAD_TEXTS)
+def test_state_from_text_explains_unparsable_text(text: str) -> None:
+    with pytest.raises(ValueError) as info:
+        FixedEnv().state_from_text(text)
+    check_parse_error(info, text)
+
+
+@pytest.mark.parametrize("bad", [None, 5, 2.5, b"4x", ["4x"], ("4x",)], ids=repr)
+def test_state_from_text_refuses_what_is_not_a_text(bad: Any) -> None:
+    with pytest.raises(ValueError, match="must be a text") as info:
+        FixedEnv().state_from_text(bad)
+    assert "\n" not in str(info.value)
+
+
+def test_state_from_text_of_an_equation() -> None:
+    # MathyEnv itself works with equations ...
+    env = FixedEnv()
+    state = env.state_from_text("x = 2 + 3")
+    assert env.get_valid_moves(state) == expected_mask("x = 2 + 3")
+    # ... goal envs (every built-in env) refuse them on use.
+    poly = PolySimplify()
+    for use in (
+        lambda: poly.get_valid_moves(poly.state_from_text("x = 2 + 3")),
+        lambda: poly.get_next_state(poly.state_from_text("x = 2 + 3"), (0, 4)),
+        lambda: poly.get_state_transition(poly.state_from_text("x = 2 + 3")),
+    ):
+        with pytest.raises(ValueError, match="PolySimplify does not support equations"):
+            use()

@@ -20,6 +20,8 @@ from mathy_envs.limits import (
 )
 from mathy_envs.state import ObservationType
 
+from helpers import assert_observation_in_range
+
 MESSAGE_LIMIT = 600
 """Longest message allowed: ~200 quoted characters plus the explanation."""
 
@@ -32,13 +34,13 @@ def nested(levels: int) -> str:
     return "(" * levels + "x + 1" + ")" * levels
 
 
-def state_of(text: str) -> MathyEnvState:
-    return MathyEnvState(problem=text, max_moves=10, num_rules=7)
+ENV = envs.PolySimplify(max_seq_len=MAX_NODES)
+"""An env whose observations hold the largest supported expressions."""
 
 
 def refused(text: str, limit_name: str) -> str:
     with pytest.raises(ValueError) as info:
-        state_of(text)
+        ENV.state_from_text(text)
     message = str(info.value)
     assert limit_name in message
     assert len(message) < MESSAGE_LIMIT
@@ -46,8 +48,8 @@ def refused(text: str, limit_name: str) -> str:
 
 
 def test_constants_up_to_max_constant_are_accepted() -> None:
-    state_of(f"{MAX_CONSTANT}x + {-MAX_CONSTANT}")
-    state_of(f"{MAX_CONSTANT}.0 + 0.000000001x")
+    ENV.state_from_text(f"{MAX_CONSTANT}x + {-MAX_CONSTANT}")
+    ENV.state_from_text(f"{MAX_CONSTANT}.0 + 0.000000001x")
 
 
 @pytest.mark.parametrize(
@@ -71,21 +73,21 @@ def test_constants_with_too_many_digits_are_refused(text: str) -> None:
 
 
 def test_digit_limit_counts_significant_digits() -> None:
-    state_of("0." + "0" * 12 + "1 + x")  # 1e-13: one significant digit
-    state_of("0." + "1" * MAX_CONSTANT_DIGITS + "x")
+    ENV.state_from_text("0." + "0" * 12 + "1 + x")  # 1e-13: one significant digit
+    ENV.state_from_text("0." + "1" * MAX_CONSTANT_DIGITS + "x")
     refused("0." + "1" * (MAX_CONSTANT_DIGITS + 1) + "x", "MAX_CONSTANT_DIGITS")
 
 
 def test_text_length_limit() -> None:
     text = "x" + " " * (MAX_TEXT_LENGTH - 2) + "y"
     assert len(text) == MAX_TEXT_LENGTH
-    state_of(text)
+    ENV.state_from_text(text)
     message = refused(text + " ", f"MAX_TEXT_LENGTH={MAX_TEXT_LENGTH}")
     assert "characters" in message
 
 
 def test_nesting_limit() -> None:
-    state_of(nested(MAX_NESTING - 1))
+    ENV.state_from_text(nested(MAX_NESTING - 1))
     refused(nested(MAX_NESTING + 1), f"MAX_NESTING={MAX_NESTING}")
     refused(nested(300), f"MAX_NESTING={MAX_NESTING}")
 
@@ -98,12 +100,12 @@ def test_depth_limit() -> None:
     with pytest.raises(ValueError, match=f"MAX_DEPTH={MAX_DEPTH}"):
         check_size(MAX_NODES, MAX_DEPTH + 1, "x")
     deepest = " * ".join(["x"] * (MAX_NODES // 2))
-    state_of(deepest)
+    ENV.state_from_text(deepest)
 
 
 def test_node_limit() -> None:
     within = sum_of(MAX_NODES // 4, lambda i: "x * y")
-    state_of(within)  # 64 products: 255 nodes
+    ENV.state_from_text(within)  # 64 products: 255 nodes
     refused(sum_of(MAX_NODES // 4 + 1, lambda i: "x * y"), f"MAX_NODES={MAX_NODES}")
     refused(sum_of(400, lambda i: "x"), f"MAX_NODES={MAX_NODES}")
 
@@ -112,9 +114,9 @@ def test_long_texts_are_quoted_briefly_everywhere() -> None:
     text = sum_of(10_000)
     env = envs.PolySimplify()
     calls: List[Callable[[], object]] = [
-        lambda: state_of(text),
+        lambda: ENV.state_from_text(text),
         lambda: MathyEnvState.from_string(f"10@7@10@{text}@ns@0.0@{text},-1,-1").to_observation(),
-        lambda: env.get_valid_moves(state_of("x").get_out_state(text, (0, 0), 9)),
+        lambda: env.get_valid_moves(env.state_from_text("x").get_out_state(text, (0, 0), 9)),
     ]
     for call in calls:
         with pytest.raises(ValueError) as info:
@@ -154,9 +156,9 @@ def test_max_seq_len_is_bounded() -> None:
     with pytest.raises(ValueError, match=f"MAX_NODES={MAX_NODES}"):
         envs.PolySimplify(max_seq_len=MAX_NODES + 1)
     with pytest.raises(ValueError, match=f"MAX_NODES={MAX_NODES}"):
-        state_of("x").to_observation(max_seq_len=10**9)
+        ENV.state_from_text("x").to_observation(max_seq_len=10**9)
     with pytest.raises(ValueError, match="max_seq_len must be an int"):
-        state_of("x").to_observation(max_seq_len=2.5)  # type: ignore[arg-type]
+        ENV.state_from_text("x").to_observation(max_seq_len=2.5)  # type: ignore[arg-type]
     envs.PolySimplify(max_seq_len=MAX_NODES)
 
 
@@ -171,22 +173,13 @@ def test_max_seq_len_is_bounded() -> None:
 )
 @pytest.mark.parametrize("obs_type", list(ObservationType))
 def test_observations_of_extreme_constants_are_finite_and_normalized(
-    text: str, obs_type: ObservationType
+    text: str, obs_type: ObservationType, poly: envs.PolySimplify
 ) -> None:
-    env = envs.PolySimplify()
-    state = state_of(text)
+    state = poly.state_from_text(text)
     observation = state.to_observation(
-        env.get_valid_moves(state), obs_type=obs_type, max_seq_len=env.max_seq_len
+        poly.get_valid_moves(state), obs_type=obs_type, max_seq_len=poly.max_seq_len
     )
-    arrays = (
-        [observation]
-        if isinstance(observation, np.ndarray)
-        else [v for v in observation.to_dict().values() if isinstance(v, np.ndarray)]
-    )
-    for array in arrays:
-        assert np.isfinite(array).all()
-        if array.dtype == np.float32:
-            assert array.min() >= 0.0 and array.max() <= 1.0
+    assert_observation_in_range(observation)
     raw = state.to_observation(normalize=False, obs_type=obs_type)
     features = raw if isinstance(raw, np.ndarray) else raw.node_features
     assert np.isfinite(features).all()

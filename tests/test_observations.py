@@ -22,7 +22,8 @@ from mathy_envs.state import (
     MathyMessagePassingObservation,
     ObservationType,
 )
-from mathy_envs.time_step import is_terminal_transition
+
+from helpers import play
 
 MAX_TYPE_ID = max(MathTypeKeys.values())
 STRUCTURED = [
@@ -387,22 +388,21 @@ def test_mask_column_of_constant_three_is_the_three_row() -> None:
     assert flat[3 + L + 9] == 3.0
 
 
-def test_env_valid_moves_line_up_with_graph_rows() -> None:
+def test_env_valid_moves_line_up_with_graph_rows(poly: envs.PolySimplify) -> None:
     # A rule that applies to "+" nodes only shows up in mask columns whose graph
     # row is an add node.
-    env = envs.PolySimplify()
-    state = MathyEnvState(problem=MAIN, num_rules=len(env.rules))
-    obs = env.state_to_observation(state, obs_type=ObservationType.GRAPH, max_seq_len=16)
+    state = poly.state_from_text(MAIN)
+    obs = poly.state_to_observation(state, obs_type=ObservationType.GRAPH, max_seq_len=16)
     assert isinstance(obs, MathyGraphObservation)
-    valid = np.asarray(env.get_valid_moves(state))
-    mask = obs.action_mask.reshape(len(env.rules), 16)
+    valid = np.asarray(poly.get_valid_moves(state))
+    mask = obs.action_mask.reshape(len(poly.rules), 16)
     n = obs.num_nodes
     np.testing.assert_array_equal(mask[:, :n], valid)
     root = tree(MAIN)
     for rule, node_index in zip(*np.nonzero(valid)):
         node = MathyEnv.get_token_at_index(root, int(node_index))
         assert node is not None
-        assert env.rules[rule].can_apply_to(node)
+        assert poly.rules[rule].can_apply_to(node)
 
 
 @pytest.mark.parametrize("normalize", [True, False])
@@ -630,7 +630,7 @@ def test_too_many_nodes_raises_value_error(obs_type: ObservationType) -> None:
         assert "broadcast" not in message
     # With the env's mask too.
     env = envs.PolySimplify()
-    env_state = MathyEnvState(problem=MAIN, num_rules=len(env.rules))
+    env_state = env.state_from_text(MAIN)
     with pytest.raises(ValueError, match="max_seq_len"):
         env.state_to_observation(env_state, max_seq_len=5, obs_type=obs_type)
     # Exactly L nodes fits.
@@ -733,11 +733,7 @@ def test_hash_type_overrides_flat_hash() -> None:
 
 def test_state_to_observation_default_is_mathy_observation() -> None:
     env = envs.PolySimplify()
-    state = MathyEnvState(
-        problem=MAIN, num_rules=len(env.rules), max_moves=10,
-        problem_type=env.get_env_namespace(),
-    )
-    state = state.get_out_state(MAIN, (0, 0), 6)
+    state = env.state_from_text(MAIN, max_moves=10).get_out_state(MAIN, (0, 0), 6)
     obs = env.state_to_observation(state)
     assert isinstance(obs, MathyObservation)
     root = tree(MAIN)
@@ -753,11 +749,10 @@ def test_state_to_observation_default_is_mathy_observation() -> None:
     assert all(isinstance(row, list) for row in obs.mask)
 
 
-def test_state_to_observation_pads_to_max_seq_len() -> None:
-    env = envs.PolySimplify()
-    state = MathyEnvState(problem=MAIN, num_rules=len(env.rules))
+def test_state_to_observation_pads_to_max_seq_len(poly: envs.PolySimplify) -> None:
+    state = poly.state_from_text(MAIN)
     L = 20
-    obs = env.state_to_observation(state, max_seq_len=L)
+    obs = poly.state_to_observation(state, max_seq_len=L)
     assert isinstance(obs, MathyObservation)
     pre = tree(MAIN).to_list("preorder")
     n = len(pre)
@@ -766,8 +761,8 @@ def test_state_to_observation_pads_to_max_seq_len() -> None:
     assert obs.nodes[n:] == [0] * (L - n)
     assert obs.values[:n] == [raw_value(node) for node in pre]
     assert obs.values[n:] == [0.0] * (L - n)
-    assert len(obs.mask) == len(env.rules)
-    valid = env.get_valid_moves(state)
+    assert len(obs.mask) == len(poly.rules)
+    valid = poly.get_valid_moves(state)
     for row, expected in zip(obs.mask, valid):
         assert len(row) == L
         assert row[:n] == expected
@@ -786,25 +781,10 @@ def test_mathy_observation_without_mask_is_zero_rules_by_nodes() -> None:
 # -- random reachable states ----------------------------------------------------------
 
 
-def _play(seed: int, steps: int) -> MathyEnvState:
-    env = envs.PolySimplify(seed=seed)
-    state, _ = env.get_initial_state(print_problem=False)
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        valid = np.argwhere(np.asarray(env.get_valid_moves(state)))
-        if len(valid) == 0:
-            break
-        rule, node = valid[rng.integers(len(valid))]
-        state, step, _ = env.get_next_state(state, (int(rule), int(node)))
-        if is_terminal_transition(step):
-            break
-    return state
-
-
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**16), steps=st.integers(0, 12))
 def test_observation_invariants_on_reachable_states(seed: int, steps: int) -> None:
-    state = _play(seed, steps)
+    state = play(seed, steps)
     env = envs.PolySimplify()
     root = tree(state.agent.problem)
     inorder = root.to_list("inorder")

@@ -1,15 +1,13 @@
 """Every documentation snippet runs unchanged, each in its own interpreter."""
 
 import importlib.util
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-SNIPPETS = ROOT / "snippets"
+from helpers import REPO, run_python
+
+SNIPPETS = REPO / "snippets"
 EXPECTED = {
     "text_to_tree",
     "tree_to_list",
@@ -38,14 +36,5 @@ def test_snippet_runs(path: Path) -> None:
     needs = REQUIRES.get(path.name)
     if needs is not None and importlib.util.find_spec(needs) is None:
         pytest.skip(f"{path.name} needs {needs}, which is not installed")
-    result = subprocess.run(
-        [sys.executable, str(path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=path.parent,
-        # The working tree's package, whether or not (and whichever version) is
-        # installed.
-        env={**os.environ, "PYTHONHASHSEED": "random", "PYTHONPATH": str(ROOT)},
-    )
+    result = run_python(str(path), hash_seed="random", cwd=path.parent)
     assert result.returncode == 0, result.stderr

@@ -1,22 +1,17 @@
-"""MathyEnvState: values, problem hash and serialization (SPEC section 3)."""
+"""MathyEnvState: values and problem hash (SPEC section 3); serialization is
+tested in test_serialization.py."""
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import List
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from mathy_envs import MathyEnvState, envs
 from mathy_envs.state import MathyAgentState, MathyEnvStateStep
-from mathy_envs.time_step import is_terminal_transition
 
-REPO = Path(__file__).resolve().parent.parent
+from helpers import play, run_python, snapshot
+
 NAMESPACES = [
     "mathy.polynomials.simplify",
     "mathy.polynomials.commute_then_simplify",
@@ -28,44 +23,6 @@ NAMESPACES = [
     "mathy.binomials.mulptiply",
     "mathy.unknown",
 ]
-
-
-def play(seed: int, steps: int, invalid_every: int = 0) -> MathyEnvState:
-    """A state reached by masked random play (optionally with penalized invalid
-    actions every `invalid_every` steps)."""
-    kwargs = {"invalid_action_response": "penalize"} if invalid_every else {}
-    env = envs.PolySimplify(seed=seed, **kwargs)  # type: ignore[arg-type]
-    state, _ = env.get_initial_state(print_problem=False)
-    rng = np.random.default_rng(seed)
-    for i in range(steps):
-        if invalid_every and i % invalid_every == invalid_every - 1:
-            action = (int(rng.integers(-3, 12)), int(rng.integers(-3, 200)))
-        else:
-            valid = np.argwhere(np.asarray(env.get_valid_moves(state)))
-            if len(valid) == 0:
-                break
-            rule, node = valid[rng.integers(len(valid))]
-            action = (int(rule), int(node))
-        state, step, _ = env.get_next_state(state, action)
-        if is_terminal_transition(step):
-            break
-    return state
-
-
-def snapshot(state: MathyEnvState) -> str:
-    """Everything a state holds, independent of its serialization."""
-    agent = state.agent
-    return repr(
-        (
-            state.max_moves,
-            state.num_rules,
-            agent.moves_remaining,
-            agent.problem,
-            agent.problem_type,
-            agent.reward,
-            [(s.raw, tuple(s.action)) for s in agent.history],
-        )
-    )
 
 
 # -- construction --------------------------------------------------------------
@@ -250,231 +207,7 @@ def test_problem_hash_same_in_every_process() -> None:
     ]
     results: List[List[List[float]]] = []
     for hash_seed in ("0", "1", "12345"):
-        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(REPO)}
-        proc = subprocess.run(
-            [sys.executable, "-c", _HASH_SCRIPT, json.dumps(NAMESPACES)],
-            capture_output=True,
-            text=True,
-            cwd=str(REPO),
-            env=env,
-            timeout=120,
-        )
+        proc = run_python("-c", _HASH_SCRIPT, json.dumps(NAMESPACES), hash_seed=hash_seed)
         assert proc.returncode == 0, proc.stderr
         results.append(json.loads(proc.stdout))
     assert results[0] == results[1] == results[2] == local
-
-
-# -- serialization: format ---------------------------------------------------------
-
-
-def test_to_string_format() -> None:
-    state = MathyEnvState(problem="4x + 2x", max_moves=12, num_rules=7, problem_type="ns.a")
-    state = state.get_out_state("6x", (3, 1), 11)
-    state.agent.reward = -0.25
-    assert state.to_string() == "12@7@11@6x@ns.a@-0.25@4x + 2x,-1,-1@6x,3,1"
-
-
-def test_to_np_is_the_string_as_uint8_padded_with_spaces() -> None:
-    state = MathyEnvState(problem="4x + 2x", max_moves=12, num_rules=7, problem_type="ns")
-    text = state.to_string()
-    codes = state.to_np()
-    assert codes.dtype == np.uint8
-    assert codes.ndim == 1
-    assert bytes(codes.tobytes()) == text.encode("utf-8")
-    padded = state.to_np(pad_to=len(text) + 10)
-    assert padded.dtype == np.uint8
-    assert padded.shape == (len(text) + 10,)
-    assert padded[: len(text)].tobytes() == text.encode("utf-8")
-    assert (padded[len(text) :] == ord(" ")).all()
-    exact = state.to_np(pad_to=len(text))
-    assert exact.tobytes() == text.encode("utf-8")
-    assert MathyEnvState.from_np(padded) == state
-    assert MathyEnvState.from_np(exact) == state
-
-
-def test_to_np_pad_to_smaller_raises() -> None:
-    state = MathyEnvState(problem="4x + 2x", max_moves=12, num_rules=7)
-    size = len(state.to_string().encode("utf-8"))
-    for pad_to in (size - 1, 1, 0):
-        with pytest.raises(ValueError, match="pad_to"):
-            state.to_np(pad_to=pad_to)
-
-
-def test_from_np_accepts_other_integer_dtypes() -> None:
-    state = play(seed=5, steps=3)
-    codes = state.to_np(pad_to=400)
-    assert MathyEnvState.from_np(codes.astype(np.int64)) == state
-    assert MathyEnvState.from_np(codes.astype(np.int32)) == state
-
-
-def test_non_ascii_round_trip() -> None:
-    state = MathyEnvState(problem="x + 2", problem_type="espace.é.ü")
-    codes = state.to_np(pad_to=200)
-    assert MathyEnvState.from_np(codes) == state
-    assert MathyEnvState.from_string(state.to_string()) == state
-
-
-# -- serialization: round trips -------------------------------------------------------
-
-
-def _assert_round_trips(state: MathyEnvState) -> None:
-    text = state.to_string()
-    back = MathyEnvState.from_string(text)
-    assert back == state
-    assert snapshot(back) == snapshot(state)
-    assert back.to_string() == text
-    assert type(back.agent.reward) is float
-    assert all(type(s.action[0]) is int and type(s.action[1]) is int
-               for s in back.agent.history)
-
-    size = len(text.encode("utf-8"))
-    for pad_to in (None, size, size + 1, size + 37):
-        codes = state.to_np(pad_to=pad_to)
-        again = MathyEnvState.from_np(codes)
-        assert again == state
-        assert again.to_string() == text
-        assert np.array_equal(again.to_np(pad_to=pad_to), codes)
-
-
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**31 - 1), steps=st.integers(0, 15))
-def test_round_trip_random_play(seed: int, steps: int) -> None:
-    _assert_round_trips(play(seed, steps))
-
-
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    seed=st.integers(0, 2**31 - 1),
-    steps=st.integers(1, 12),
-    reward=st.floats(allow_nan=False, allow_infinity=False, width=64),
-)
-def test_round_trip_with_invalid_actions_and_reward(
-    seed: int, steps: int, reward: float
-) -> None:
-    state = play(seed, steps, invalid_every=3).clone()
-    state.agent.reward = reward
-    _assert_round_trips(state)
-
-
-def test_round_trip_initial_state_and_unusual_fields() -> None:
-    _assert_round_trips(MathyEnvState(problem="x"))
-    # A comma (the step separator) in the problem, and zero moves and rules.
-    _assert_round_trips(MathyEnvState.from_string("0@0@0@4x, 2@ns@0.0@4x, 2,-1,-1"))
-    _assert_round_trips(
-        MathyEnvState(problem="x + 1", max_moves=3, problem_type="")
-    )
-    state = MathyEnvState(problem="x", max_moves=3).get_out_state("x", (-1, 9), -4)
-    _assert_round_trips(state)
-
-
-# -- serialization: malformed input ------------------------------------------------------
-
-
-GOOD = "12@7@11@6x@ns.a@-0.25@4x + 2x,-1,-1@6x,3,1"
-
-
-def test_good_string_parses() -> None:
-    state = MathyEnvState.from_string(GOOD)
-    assert state.max_moves == 12
-    assert state.num_rules == 7
-    assert state.agent.moves_remaining == 11
-    assert state.agent.problem == "6x"
-    assert state.agent.problem_type == "ns.a"
-    assert state.agent.reward == -0.25
-    assert state.agent.history == [
-        MathyEnvStateStep("4x + 2x", (-1, -1)),
-        MathyEnvStateStep("6x", (3, 1)),
-    ]
-    assert state.agent.action == (3, 1)
-
-
-def _replace_field(index: int, value: str) -> str:
-    fields = GOOD.split("@")
-    fields[index] = value
-    return "@".join(fields)
-
-
-@pytest.mark.parametrize(
-    "index,name",
-    [(0, "max_moves"), (1, "num_rules"), (2, "moves_remaining")],
-)
-@pytest.mark.parametrize("bad", ["x", "1.5", "", "ten", "1e3"])
-def test_non_integer_header_field(index: int, name: str, bad: str) -> None:
-    with pytest.raises(ValueError, match=name):
-        MathyEnvState.from_string(_replace_field(index, bad))
-
-
-@pytest.mark.parametrize("bad", ["x", "", "1.0.0", "zero"])
-def test_non_numeric_reward(bad: str) -> None:
-    with pytest.raises(ValueError, match="reward"):
-        MathyEnvState.from_string(_replace_field(5, bad))
-
-
-@pytest.mark.parametrize("count", [0, 1, 2, 3, 4, 5, 6])
-def test_too_few_fields(count: int) -> None:
-    text = "@".join(GOOD.split("@")[:count])
-    with pytest.raises(ValueError, match="field"):
-        MathyEnvState.from_string(text)
-
-
-@pytest.mark.parametrize(
-    "bad",
-    ["6x", "6x,3", ",3,1", "6x,a,1", "6x,3,b", "6x,3,1.5", "6x,,1"],
-)
-def test_bad_history_step(bad: str) -> None:
-    with pytest.raises(ValueError, match="history step"):
-        MathyEnvState.from_string(_replace_field(7, bad))
-
-
-def test_bad_first_history_step_names_its_index() -> None:
-    with pytest.raises(ValueError, match=r"history step 0"):
-        MathyEnvState.from_string(_replace_field(6, "4x + 2x"))
-    with pytest.raises(ValueError, match=r"history step 1"):
-        MathyEnvState.from_string(_replace_field(7, "6x"))
-
-
-def test_from_string_rejects_non_strings() -> None:
-    with pytest.raises(ValueError):
-        MathyEnvState.from_string(b"12@7@11@6x@ns@0.0@6x,-1,-1")  # type: ignore[arg-type]
-
-
-def test_from_np_two_dimensional_raises() -> None:
-    codes = MathyEnvState(problem="x").to_np()
-    with pytest.raises(ValueError, match="1-D"):
-        MathyEnvState.from_np(codes.reshape(1, -1))
-    with pytest.raises(ValueError, match="1-D"):
-        MathyEnvState.from_np(np.stack([codes, codes]))
-
-
-@pytest.mark.parametrize("bad_code", [-1, 256, 1000])
-def test_from_np_out_of_range_codes_raise(bad_code: int) -> None:
-    codes = MathyEnvState(problem="x").to_np(pad_to=40).astype(np.int64)
-    codes[-1] = bad_code
-    with pytest.raises(ValueError, match=r"0, 255|255"):
-        MathyEnvState.from_np(codes)
-
-
-def test_from_np_invalid_utf8_raises() -> None:
-    codes = MathyEnvState(problem="x").to_np(pad_to=40)
-    codes[-1] = 0xFF
-    with pytest.raises(ValueError, match="UTF-8"):
-        MathyEnvState.from_np(codes)
-    codes = MathyEnvState(problem="x").to_np(pad_to=40)
-    codes[3] = 0xC3  # a lone lead byte
-    with pytest.raises(ValueError, match="UTF-8"):
-        MathyEnvState.from_np(codes)
-
-
-def test_from_np_garbage_raises_value_error() -> None:
-    with pytest.raises(ValueError):
-        MathyEnvState.from_np(np.frombuffer(b"hello world", dtype=np.uint8))
-    with pytest.raises(ValueError):
-        MathyEnvState.from_np(np.zeros(0, dtype=np.uint8))
-    with pytest.raises(ValueError):
-        MathyEnvState.from_np(np.full(10, ord(" "), dtype=np.uint8))
-
-
-def test_to_string_rejects_separator_in_text() -> None:
-    state = MathyEnvState(problem="x", problem_type="a@b")
-    with pytest.raises(ValueError):
-        state.to_string()

@@ -128,12 +128,7 @@ def test_same_seed_same_solution_and_the_seed_matters() -> None:
 def test_text_input_with_the_default_env() -> None:
     solution = swarm_solve("4x + 2y + 2x")
     env = PolySimplify()
-    start = MathyEnvState(
-        problem="4x + 2y + 2x",
-        max_moves=env.max_moves,
-        num_rules=len(env.rules),
-        problem_type=env.get_env_namespace(),
-    )
+    start = env.state_from_text("4x + 2y + 2x")
     assert_replays_to_win(env, start, solution)
     assert solution.states[-1].agent.problem_type == "mathy.polynomials.simplify"
     final = solution.states[-1].agent.problem.replace(" ", "")
@@ -151,12 +146,7 @@ def test_text_input_with_the_default_env() -> None:
 def test_text_input_with_another_env() -> None:
     env = ComplexSimplify()
     solution = swarm_solve("2x * 3x", SwarmConfig(seed=1), env)
-    start = MathyEnvState(
-        problem="2x * 3x",
-        max_moves=env.max_moves,
-        num_rules=len(env.rules),
-        problem_type=env.get_env_namespace(),
-    )
+    start = env.state_from_text("2x * 3x")
     assert_replays_to_win(env, start, solution)
     assert solution.states[-1].agent.problem.replace(" ", "") == "6x^2"
 
@@ -209,12 +199,7 @@ def test_an_unsolvable_move_budget_reports_failure() -> None:
     assert solution.solved is False
     assert solution.iterations == 30
     assert len(solution.actions) <= 1
-    start = MathyEnvState(
-        problem="4x + 2y + 2x",
-        max_moves=1,
-        num_rules=len(env.rules),
-        problem_type=env.get_env_namespace(),
-    )
+    start = env.state_from_text("4x + 2y + 2x", max_moves=1)
     steps = replay(env, start, solution)
     assert all(step.reward <= 0 for step in steps)
 
@@ -244,20 +229,14 @@ def test_a_start_state_that_is_already_won() -> None:
     assert solution.actions == [] and solution.states == []
     assert solution.iterations == 0
     # The same through a state.
-    state = MathyEnvState(
-        problem="6x + 2y", max_moves=5, num_rules=len(env.rules),
-        problem_type=env.get_env_namespace(),
-    )
+    state = env.state_from_text("6x + 2y", max_moves=5)
     again = swarm_solve(state, None, env)
     assert again.solved is True and again.actions == []
 
 
 def test_a_start_state_with_no_moves_left_is_not_solved() -> None:
     env = PolySimplify()
-    state = MathyEnvState(
-        problem="4x + 2x", max_moves=0, num_rules=len(env.rules),
-        problem_type=env.get_env_namespace(),
-    )
+    state = env.state_from_text("4x + 2x", max_moves=0)
     solution = swarm_solve(state, SwarmConfig(seed=0), env)
     assert solution.solved is False
     assert solution.actions == []
@@ -387,12 +366,7 @@ def test_a_time_budget_stops_the_search(problem: str) -> None:
     else:
         # One move can't simplify it: without a budget the swarm would restart
         # for NO_LIMIT iterations.
-        start = MathyEnvState(
-            problem="4x + 2y + 2x",
-            max_moves=1,
-            num_rules=len(env.rules),
-            problem_type=env.get_env_namespace(),
-        )
+        start = env.state_from_text("4x + 2y + 2x", max_moves=1)
     config = SwarmConfig(seed=0, max_iters=NO_LIMIT, max_seconds=0.05)
     began = time.perf_counter()
     solution = swarm_solve(start, config, env)
@@ -436,12 +410,7 @@ def test_a_win_on_the_last_step_of_the_budget_counts() -> None:
     `max_steps` that solves the problem ends on the winning step, even in the
     middle of a swarm iteration, and one step less does not solve it."""
     env = PolySimplify()
-    start = MathyEnvState(
-        problem="4x + 2y + 2x",
-        max_moves=env.max_moves,
-        num_rules=len(env.rules),
-        problem_type=env.get_env_namespace(),
-    )
+    start = env.state_from_text("4x + 2y + 2x")
     walkers = 8
 
     def solve(max_steps: int) -> SwarmSolution:

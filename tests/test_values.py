@@ -21,18 +21,10 @@ from mathy_envs.time_step import is_terminal_transition
 from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
 from mathy_envs.values import same_value
 
+from helpers import valid_actions
 from oracles import parse, same_exact_value
 
 CONSTANTS = 0  # ConstantsSimplifyRule's row in the core rules
-
-
-def state_of(text: str, env: MathyEnv) -> MathyEnvState:
-    return MathyEnvState(problem=text, max_moves=20, num_rules=len(env.rules))
-
-
-def valid_actions(env: MathyEnv, state: MathyEnvState) -> List[Tuple[int, int]]:
-    mask = np.asarray(env.get_valid_moves(state))
-    return [(int(r), int(n)) for r, n in zip(*np.nonzero(mask))]
 
 
 def constants_nodes(text: str) -> List[int]:
@@ -55,19 +47,20 @@ def constants_nodes(text: str) -> List[int]:
         "1000000000 + 1000000000 + x",
     ],
 )
-def test_constant_arithmetic_that_would_change_the_value_is_not_valid(text: str) -> None:
-    env = envs.PolySimplify()
-    state = state_of(text, env)
-    mask = np.asarray(env.get_valid_moves(state))
+def test_constant_arithmetic_that_would_change_the_value_is_not_valid(
+    text: str, poly: envs.PolySimplify
+) -> None:
+    state = poly.state_from_text(text)
+    mask = np.asarray(poly.get_valid_moves(state))
     nodes = constants_nodes(text)
     assert nodes, "mathy_core's rule applies here, so the library must refuse it"
     for node in nodes:
         assert mask[CONSTANTS, node] == 0
         with pytest.raises(ValueError, match="invalid action"):
-            env.get_next_state(state, (CONSTANTS, node))
+            poly.get_next_state(state, (CONSTANTS, node))
     # Every action the mask offers keeps the value.
-    for action in valid_actions(env, state):
-        after, _, _ = env.get_next_state(state, action)
+    for action in valid_actions(poly, state):
+        after, _, _ = poly.get_next_state(state, action)
         assert same_exact_value(parse(text), parse(after.agent.problem), seed=1)
 
 
@@ -82,18 +75,19 @@ def test_constant_arithmetic_that_would_change_the_value_is_not_valid(text: str)
         ("999999999 + 1 + x", "1000000000 + x"),
     ],
 )
-def test_exact_constant_arithmetic_stays_valid(text: str, result: str) -> None:
-    env = envs.PolySimplify()
-    state = state_of(text, env)
+def test_exact_constant_arithmetic_stays_valid(
+    text: str, result: str, poly: envs.PolySimplify
+) -> None:
+    state = poly.state_from_text(text)
     node = constants_nodes(text)[0]
-    after, _, _ = env.get_next_state(state, (CONSTANTS, node))
+    after, _, _ = poly.get_next_state(state, (CONSTANTS, node))
     assert after.agent.problem == result
 
 
 @pytest.mark.parametrize("response", ["penalize", "terminal"])
 def test_a_refused_action_is_handled_as_any_invalid_action(response: str) -> None:
     env = envs.PolySimplify(invalid_action_response=response)  # type: ignore[arg-type]
-    state = state_of("3^40 + x", env)
+    state = env.state_from_text("3^40 + x")
     after, step, _ = env.get_next_state(state, (CONSTANTS, constants_nodes("3^40 + x")[0]))
     assert after.agent.problem == "3^40 + x"
     assert step.reward < 0
@@ -102,9 +96,11 @@ def test_a_refused_action_is_handled_as_any_invalid_action(response: str) -> Non
 @pytest.mark.parametrize(
     "text", ["1/0 + x", "0/0 + x", "(-8)^0.5 + x", "0^-1 + x", "x / (x - x)", "x / (0 * x) + 1"]
 )
-def test_problems_without_a_finite_value_are_refused(text: str) -> None:
+def test_problems_without_a_finite_value_are_refused(
+    text: str, poly: envs.PolySimplify
+) -> None:
     with pytest.raises(ValueError, match="not finite"):
-        state_of(text, envs.PolySimplify())
+        poly.state_from_text(text)
 
 
 def test_the_cli_does_not_call_a_non_finite_problem_solved() -> None:
@@ -113,17 +109,17 @@ def test_the_cli_does_not_call_a_non_finite_problem_solved() -> None:
     assert main(["solve", "1/0 + x"]) == 2
 
 
-def test_finalize_state_detects_wrap_around() -> None:
-    env = envs.PolySimplify()
+def test_finalize_state_detects_wrap_around(poly: envs.PolySimplify) -> None:
     # numpy's int64 power wraps 2^64 around to 0: a float evaluation sees no change.
-    start = state_of("2^64 + x", env)
+    start = poly.state_from_text("2^64 + x")
     wrapped = start.get_out_state("0 + x", (0, 1), 19)
     with pytest.raises(ValueError, match="value changed"):
-        env.finalize_state(wrapped)
-    wrong = state_of("0.1 + 0.2 + x", env).get_out_state("0.31 + x", (0, 1), 19)
+        poly.finalize_state(wrapped)
+    wrong = poly.state_from_text("0.1 + 0.2 + x").get_out_state("0.31 + x", (0, 1), 19)
     with pytest.raises(ValueError, match="value changed"):
-        env.finalize_state(wrong)
-    env.finalize_state(state_of("(x + 1)(x + 2)", env).get_out_state("x^2 + 3x + 2", (2, 1), 19))
+        poly.finalize_state(wrong)
+    product = poly.state_from_text("(x + 1)(x + 2)")
+    poly.finalize_state(product.get_out_state("x^2 + 3x + 2", (2, 1), 19))
 
 
 def test_same_value_against_the_exact_oracle() -> None:
@@ -237,7 +233,7 @@ def test_fast_masks_of_small_polynomials_equal_fully_checked_masks(text: str) ->
     and every offered action must step cleanly and keep the value."""
     env = envs.PolySimplify()
     try:
-        state = state_of(text, env)
+        state = env.state_from_text(text)
     except ValueError:
         return
     parsed = env._expressions.parse(text)
@@ -273,7 +269,7 @@ def balanced_product(leaves: List[str]) -> str:
 )
 def test_offered_actions_on_mathy_core_pitfalls_keep_the_value(text: str) -> None:
     env = envs.PolySimplify(max_seq_len=256)
-    state = state_of(text, env)
+    state = env.state_from_text(text)
     actions = valid_actions(env, state)
     for action in actions[:40]:
         after, _, _ = env.get_next_state(state, action)
@@ -281,7 +277,7 @@ def test_offered_actions_on_mathy_core_pitfalls_keep_the_value(text: str) -> Non
 
 
 def test_goal_envs_refuse_equations_at_first_contact() -> None:
-    state = MathyEnvState(problem="x = 2 + 3", num_rules=7)
     for env_class in ENV_TASKS.values():
+        env = env_class()
         with pytest.raises(ValueError, match="does not support equations"):
-            env_class().get_valid_moves(state)
+            env.get_valid_moves(env.state_from_text("x = 2 + 3"))

@@ -24,7 +24,8 @@ from mathy_core import (
     PowerExpression,
     VariableExpression,
 )
-from search import SearchResult, guided_win, shortest_win, valid_actions
+from helpers import valid_actions
+from search import SearchResult, guided_win, shortest_win
 
 from mathy_envs.env import MathyEnv
 from mathy_envs.envs import ENV_TASKS, ComplexSimplify, PolyHaystackLikeTerms
@@ -49,15 +50,6 @@ SWARM_CONFIGS = (
     SwarmConfig(n_walkers=128, max_iters=400, seed=1),
 )
 """Swarm runs tried in turn when the search is too big."""
-
-
-def state_of(env: MathyEnv, text: str, max_moves: int) -> MathyEnvState:
-    return MathyEnvState(
-        problem=text,
-        max_moves=max_moves,
-        num_rules=len(env.rules),
-        problem_type=env.get_env_namespace(),
-    )
 
 
 def disorder(text: str) -> int:
@@ -183,7 +175,7 @@ def assert_winnable(
 
 def complex_state(text: str, max_moves: int) -> Tuple[ComplexSimplify, MathyEnvState]:
     env = ComplexSimplify()
-    return env, state_of(env, text, max_moves)
+    return env, env.state_from_text(text, max_moves)
 
 
 @pytest.mark.parametrize(
@@ -227,13 +219,13 @@ def test_search_finds_the_shortest_win(text: str, moves: int) -> None:
     assert len(search.actions) == moves
     assert replay_wins(env, state, search.actions)
     # One move fewer is not enough: the search proves it.
-    assert shortest_win(env, state_of(env, text, moves - 1)).unwinnable
+    assert shortest_win(env, env.state_from_text(text, moves - 1)).unwinnable
 
 
 def test_search_respects_the_move_budget() -> None:
     env, state = complex_state("3a * a^2 * 5b", 3)
     assert shortest_win(env, state).moves == 3
-    assert shortest_win(env, state_of(env, "3a * a^2 * 5b", 2)).unwinnable
+    assert shortest_win(env, env.state_from_text("3a * a^2 * 5b", 2)).unwinnable
 
 
 def test_search_reports_too_big() -> None:
@@ -245,7 +237,7 @@ def test_search_reports_too_big() -> None:
 def test_guided_search_wins_long_sums() -> None:
     env = ENV_TASKS["poly-grouping"]()
     text = "x + 5f + x + 11x + 7x + 2x + 9x + 8m^3 + t + 8l + 2x + 5j + 2x + 4g^2 + 9y"
-    state = state_of(env, text, 60)
+    state = env.state_from_text(text, 60)
     assert disorder(text) > 0
     search = guided_win(env, state, disorder)
     assert search.won and search.moves is not None and search.moves <= 60
@@ -257,7 +249,7 @@ def test_search_sees_wins_that_depend_on_the_last_action() -> None:
     # text it produced: a move that leaves the text a dedupe has already seen can
     # still win.
     env = PolyHaystackLikeTerms()
-    state = state_of(env, "4x + 2y + 9k + 3x", 1)
+    state = env.state_from_text("4x + 2y + 9k + 3x", 1)
     search = shortest_win(env, state)
     assert search.moves == 1
     assert replay_wins(env, state, search.actions)

@@ -3,16 +3,11 @@
 The actions were found by a breadth-first search over the valid moves.
 """
 
-from mathy_envs import MathyEnvState, envs
+from mathy_envs import envs
 from mathy_envs.time_step import is_terminal_transition
 
 env = envs.BinomialDistribute()
-state = MathyEnvState(
-    problem="(x + 2)(x + 3)",
-    max_moves=16,  # complexity 4 x 4 moves
-    num_rules=len(env.rules),
-    problem_type=env.get_env_namespace(),
-)
+state = env.state_from_text("(x + 2)(x + 3)", max_moves=16)  # complexity 4 x 4 moves
 actions = [  # (rule index, node index)
     (2, 3), (2, 3), (2, 9), (0, 13),
     (3, 7), (0, 5), (5, 1), (0, 3),

@@ -3,16 +3,11 @@
 The actions were found by a breadth-first search over the valid moves.
 """
 
-from mathy_envs import MathyEnvState, envs
+from mathy_envs import envs
 from mathy_envs.time_step import is_terminal_transition
 
 env = envs.PolyCombineInPlace()
-state = MathyEnvState(
-    problem="3a + 4x + 2x + 5b + 7c",
-    max_moves=2,  # always 2 moves
-    num_rules=len(env.rules),
-    problem_type=env.get_env_namespace(),
-)
+state = env.state_from_text("3a + 4x + 2x + 5b + 7c", max_moves=2)  # always 2 moves
 actions = [(3, 7), (0, 5)]  # (rule index, node index)
 
 print(f"{'start':<34} {state.agent.problem}")

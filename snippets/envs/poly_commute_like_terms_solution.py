@@ -3,16 +3,12 @@
 The actions were found by a breadth-first search over the valid moves.
 """
 
-from mathy_envs import MathyEnvState, envs
+from mathy_envs import envs
 from mathy_envs.time_step import is_terminal_transition
 
 env = envs.PolyCommuteLikeTerms()
-state = MathyEnvState(
-    problem="4x + 2y + 7z + 3x",
-    max_moves=12,  # complexity 3 (2 blockers + 1) x 4 moves
-    num_rules=len(env.rules),
-    problem_type=env.get_env_namespace(),
-)
+# complexity 3 (2 blockers + 1) x 4 moves
+state = env.state_from_text("4x + 2y + 7z + 3x", max_moves=12)
 actions = [(1, 3), (1, 7)]  # (rule index, node index)
 
 print(f"{'start':<34} {state.agent.problem}")

@@ -3,16 +3,11 @@
 The actions were found by a breadth-first search over the valid moves.
 """
 
-from mathy_envs import MathyEnvState, envs
+from mathy_envs import envs
 from mathy_envs.time_step import is_terminal_transition
 
 env = envs.PolyGroupLikeTerms()
-state = MathyEnvState(
-    problem="4x + 2y + x + 7z + y",
-    max_moves=20,  # 5 terms x 4 moves
-    num_rules=len(env.rules),
-    problem_type=env.get_env_namespace(),
-)
+state = env.state_from_text("4x + 2y + x + 7z + y", max_moves=20)  # 5 terms x 4 moves
 actions = [(1, 7), (1, 9)]  # (rule index, node index)
 
 print(f"{'start':<34} {state.agent.problem}")

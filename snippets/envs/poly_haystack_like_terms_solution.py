@@ -3,16 +3,11 @@
 The actions were found by a breadth-first search over the valid moves.
 """
 
-from mathy_envs import MathyEnvState, envs
+from mathy_envs import envs
 from mathy_envs.time_step import is_terminal_transition
 
 env = envs.PolyHaystackLikeTerms()
-state = MathyEnvState(
-    problem="4x + 2y + 9k + 3x",
-    max_moves=2,  # complexity 2 x 1 move
-    num_rules=len(env.rules),
-    problem_type=env.get_env_namespace(),
-)
+state = env.state_from_text("4x + 2y + 9k + 3x", max_moves=2)  # complexity 2 x 1 move
 actions = [(1, 1)]  # (rule index, node index)
 
 print(f"{'start':<34} {state.agent.problem}")

@@ -3,16 +3,11 @@
 The actions were found by a breadth-first search over the valid moves.
 """
 
-from mathy_envs import MathyEnvState, envs
+from mathy_envs import envs
 from mathy_envs.time_step import is_terminal_transition
 
 env = envs.PolySimplifyBlockers()
-state = MathyEnvState(
-    problem="4x + (y + f) + x",
-    max_moves=16,  # 4 terms x 4 moves
-    num_rules=len(env.rules),
-    problem_type=env.get_env_namespace(),
-)
+state = env.state_from_text("4x + (y + f) + x", max_moves=16)  # 4 terms x 4 moves
 actions = [(1, 3), (3, 7), (0, 5)]  # (rule index, node index)
 
 print(f"{'start':<34} {state.agent.problem}")

@@ -1,15 +1,10 @@
 """Slice a flat observation into its parts."""
 
-from mathy_envs import MathyEnvState, envs
+from mathy_envs import envs
 from mathy_envs.state import ObservationType
 
 env = envs.PolySimplify()
-state = MathyEnvState(
-    problem="2x + 3x",
-    max_moves=10,
-    num_rules=len(env.rules),
-    problem_type=env.get_env_namespace(),
-)
+state = env.state_from_text("2x + 3x")
 L = 10  # max_seq_len
 R = len(env.rules)
 flat = state.to_observation(

@@ -172,15 +172,6 @@ def rule_index(env: MathyEnv, rule_type: Type[BaseRule]) -> int:
     return matches[0]
 
 
-def make_state(env: MathyEnv, text: str, max_moves: int = 10) -> MathyEnvState:
-    return MathyEnvState(
-        problem=text,
-        max_moves=max_moves,
-        num_rules=len(env.rules),
-        problem_type=env.get_env_namespace(),
-    )
-
-
 def valid_actions(env: MathyEnv, state: MathyEnvState) -> List[Tuple[int, int]]:
     rules, nodes = np.nonzero(env.valid_moves_array(state))
     return [(int(r), int(n)) for r, n in zip(rules, nodes)]
@@ -494,12 +485,12 @@ def test_haystack_commutes_preferred_terms_by_default() -> None:
     text = "4x + 2y + 9k + 3x"
     # in-order: 4 * x + 2 * y + 9 * k + 3 * x -> the term nodes are the four `*`
     env = PolyHaystackLikeTerms()
-    mask = np.asarray(env.get_valid_moves(make_state(env, text)))
+    mask = np.asarray(env.get_valid_moves(env.state_from_text(text)))
     assert all(mask[:, node].any() for node in (1, 5, 9, 13))
     # without it, commutative swap leaves preferred terms alone and `4x` is stuck
     strict = PolyHaystackLikeTerms(preferred_term_commute=False)
     assert strict.rules[swap].preferred is False  # type: ignore[attr-defined]
-    strict_mask = np.asarray(strict.get_valid_moves(make_state(strict, text)))
+    strict_mask = np.asarray(strict.get_valid_moves(strict.state_from_text(text)))
     assert not strict_mask[:, 1].any()
 
 
@@ -629,7 +620,7 @@ def test_hand_made_states(cls: Type[MathyEnv], text: str, wins: bool) -> None:
     # the expectation above is reasoned out by hand; the oracle must agree with it
     assert BY_CLASS[cls].won(text, (-1, -1), text) == wins
     env = cls()
-    start = make_state(env, text, max_moves=10)
+    start = env.state_from_text(text, max_moves=10)
     step = env.get_state_transition(start)
     later = start.get_out_state(text, (1, 0), 6)  # four moves used
     later_step = env.get_state_transition(later)
@@ -652,7 +643,7 @@ def test_group_like_terms_win_by_playing() -> None:
     env = PolyGroupLikeTerms()
     swap = rule_index(env, CommutativeSwapRule)
     regroup = rule_index(env, AssociativeSwapRule)
-    start = make_state(env, "4x + 2y + x", max_moves=12)
+    start = env.state_from_text("4x + 2y + x", max_moves=12)
     # in-order: 4 * x + 2 * y + x; node 3 joins 4x and 2y, node 7 is the root
     state, step, _ = env.get_next_state(start, (regroup, 3))
     assert state.agent.problem == "4x + (2y + x)"
@@ -669,7 +660,7 @@ def test_group_like_terms_win_by_playing() -> None:
 def test_group_like_terms_factoring_does_not_hide_a_split_kind() -> None:
     env = PolyGroupLikeTerms()
     factor = rule_index(env, DistributiveFactorOutRule)
-    start = make_state(env, "4x + 2x + y + 3x", max_moves=16)
+    start = env.state_from_text("4x + 2x + y + 3x", max_moves=16)
     # in-order: 4 * x + 2 * x + y + 3 * x; node 3 joins 4x and 2x
     state, step, _ = env.get_next_state(start, (factor, 3))
     assert state.agent.problem == "(4 + 2) * x + y + 3x"
@@ -695,7 +686,7 @@ def test_haystack_hand_made_node_indexes() -> None:
 def test_haystack_acting_at_a_like_term_wins(node: int) -> None:
     env = PolyHaystackLikeTerms()
     swap = rule_index(env, CommutativeSwapRule)
-    start = make_state(env, HAYSTACK, max_moves=2)
+    start = env.state_from_text(HAYSTACK, max_moves=2)
     assert is_mid(env.get_state_transition(start))  # no action yet: not won
     state, step, _ = env.get_next_state(start, (swap, node))
     assert is_last(step)
@@ -707,7 +698,7 @@ def test_haystack_acting_at_a_like_term_wins(node: int) -> None:
 def test_haystack_acting_at_an_unlike_term_does_not_win(node: int) -> None:
     env = PolyHaystackLikeTerms()
     swap = rule_index(env, CommutativeSwapRule)
-    state, step, _ = env.get_next_state(make_state(env, HAYSTACK, 2), (swap, node))
+    state, step, _ = env.get_next_state(env.state_from_text(HAYSTACK, 2), (swap, node))
     assert is_mid(step)
     assert step.reward == EnvRewards.UNHELPFUL_MOVE  # commutative swap is penalized
 
@@ -716,7 +707,7 @@ def test_haystack_acting_at_a_non_term_node_does_not_win() -> None:
     env = PolyHaystackLikeTerms()
     swap = rule_index(env, CommutativeSwapRule)
     # node 11 is the `+` joining (4x + 2y + 9k) and 3x: next to a like term, not one
-    state, step, _ = env.get_next_state(make_state(env, HAYSTACK, 2), (swap, 11))
+    state, step, _ = env.get_next_state(env.state_from_text(HAYSTACK, 2), (swap, 11))
     assert state.agent.problem == "4x + 2y + 3x + 9k"
     assert is_mid(step)
 
@@ -726,7 +717,7 @@ def test_haystack_acting_at_a_non_term_node_does_not_win() -> None:
 )
 def test_haystack_lose_signal_when_moves_run_out(node: int, distance: int) -> None:
     env = PolyHaystackLikeTerms()
-    state = make_state(env, HAYSTACK, max_moves=1)
+    state = env.state_from_text(HAYSTACK, max_moves=1)
     mask = np.asarray(env.get_valid_moves(state))
     rule = int(np.flatnonzero(mask[:, node])[0])
     after, step, _ = env.get_next_state(state, (rule, node))
@@ -744,7 +735,7 @@ MOVED = "4x + 2y + 3x + 9k"
 
 def moved_state(env: MathyEnv) -> MathyEnvState:
     swap = rule_index(env, CommutativeSwapRule)
-    middle, step, _ = env.get_next_state(make_state(env, HAYSTACK, 2), (swap, 11))
+    middle, step, _ = env.get_next_state(env.state_from_text(HAYSTACK, 2), (swap, 11))
     assert middle.agent.problem == MOVED and is_mid(step)
     tree = parse(MOVED)
     assert term_node_indexes(tree) == [1, 5, 9, 13]
@@ -773,7 +764,7 @@ def test_haystack_lose_signal_uses_the_expression_acted_on() -> None:
 
 def test_haystack_lose_signal_is_clipped() -> None:
     env = PolyHaystackLikeTerms(invalid_action_response="terminal")
-    state, step, _ = env.get_next_state(make_state(env, HAYSTACK, 2), (0, 100))
+    state, step, _ = env.get_next_state(env.state_from_text(HAYSTACK, 2), (0, 100))
     assert is_last(step)
     # distance 100 - 13 = 87 is more than the largest term index: clipped to 1
     assert step.reward == pytest.approx(EnvRewards.LOSE - 1.0)
@@ -953,7 +944,7 @@ def test_masked_random_play_is_reliable(
 
 def test_finalize_state_catches_a_changed_value() -> None:
     env = PolySimplify()
-    start = make_state(env, "4x + 2x")
+    start = env.state_from_text("4x + 2x", max_moves=10)
     wrong = start.get_out_state("7x", (0, 1), 9)
     with pytest.raises(ValueError):
         env.finalize_state(wrong)

@@ -1,26 +1,16 @@
 """PolySimplify (SPEC section 6): wins, budgets, generated problems, seeding."""
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any, List
 
 import numpy as np
 import pytest
-from mathy_core import (
-    ExpressionParser,
-    MathExpression,
-    get_terms,
-    has_like_terms,
-    is_preferred_term_form,
-)
+from mathy_core import get_terms, has_like_terms
 from mathy_core.rules import ConstantsSimplifyRule, DistributiveFactorOutRule
 
-from mathy_envs import MathyEnv, MathyEnvState
+from mathy_envs import MathyEnv
 from mathy_envs.envs import MATHY_BUILTIN_ENVS, PolySimplify
-from mathy_envs.time_step import TimeStep, is_terminal_transition
+from mathy_envs.time_step import is_terminal_transition
 from mathy_envs.types import (
     EnvRewards,
     MathyEnvDifficulty,
@@ -28,42 +18,15 @@ from mathy_envs.types import (
     MathyEnvProblemArgs,
 )
 
-REPO = Path(__file__).resolve().parents[2]
+from helpers import is_last, is_mid, run_python
+from oracles import parse, simplified
+
 NAMESPACE = "mathy.polynomials.simplify"
 TERM_RANGES = {
     MathyEnvDifficulty.easy: (2, 5),
     MathyEnvDifficulty.normal: (4, 7),
     MathyEnvDifficulty.hard: (4, 9),
 }
-
-
-def parse(text: str) -> MathExpression:
-    return ExpressionParser().parse(text)
-
-
-def simplified(text: str) -> bool:
-    """SPEC's "simplified", computed straight from mathy_core."""
-    tree = parse(text)
-    if has_like_terms(tree):
-        return False
-    return all(is_preferred_term_form(term) for term in get_terms(tree))
-
-
-def make_state(env: MathyEnv, text: str, max_moves: int = 10) -> MathyEnvState:
-    return MathyEnvState(
-        problem=text,
-        max_moves=max_moves,
-        num_rules=len(env.rules),
-        problem_type=env.get_env_namespace(),
-    )
-
-
-def is_last(step: TimeStep) -> bool:
-    return bool(step.step_type.tolist() == [2])
-
-
-def is_mid(step: TimeStep) -> bool:
-    return bool(step.step_type.tolist() == [1])
 
 
 def test_namespace_and_registration() -> None:
@@ -86,9 +49,9 @@ def test_keeps_default_rules_and_accepts_env_kwargs() -> None:
 
 @pytest.mark.parametrize("text", ["4x + 2y", "4x", "x + y", "4x^2 + 3x + 7", "12"])
 def test_simplified_states_win(text: str) -> None:
-    assert simplified(text)
+    assert simplified(parse(text))
     env = PolySimplify()
-    start = make_state(env, text, max_moves=10)
+    start = env.state_from_text(text, max_moves=10)
     step = env.get_state_transition(start)
     assert is_last(step)
     assert step.reward == env.get_win_signal(start) == 2.0  # no moves used yet
@@ -105,17 +68,17 @@ def test_simplified_states_win(text: str) -> None:
     "text", ["4x + 2x", "2 * 4x + y", "x + x", "4x + 2y + 3x", "x * 4 + y", "(2 + 3) * x"]
 )
 def test_unsimplified_states_do_not_win(text: str) -> None:
-    assert not simplified(text)
+    assert not simplified(parse(text))
     env = PolySimplify()
-    step = env.get_state_transition(make_state(env, text))
+    step = env.get_state_transition(env.state_from_text(text))
     assert is_mid(step)
     assert step.reward < 1.0
-    assert not env.is_terminal_state(make_state(env, text))
+    assert not env.is_terminal_state(env.state_from_text(text))
 
 
 def only_column(text: str, rule_index: int) -> int:
     env = PolySimplify()
-    row = env.get_valid_moves(make_state(env, text))[rule_index]
+    row = env.get_valid_moves(env.state_from_text(text))[rule_index]
     assert row.count(1) == 1
     return row.index(1)
 
@@ -124,7 +87,7 @@ def test_real_play_win() -> None:
     env = PolySimplify()
     factor = [type(r) for r in env.rules].index(DistributiveFactorOutRule)
     constants = [type(r) for r in env.rules].index(ConstantsSimplifyRule)
-    state = make_state(env, "4x + 2x + y", max_moves=12)
+    state = env.state_from_text("4x + 2x + y", max_moves=12)
     state, step, _ = env.get_next_state(state, (factor, only_column("4x + 2x + y", factor)))
     assert state.agent.problem == "(4 + 2) * x + y"
     assert is_mid(step) and step.reward == EnvRewards.HELPFUL_MOVE
@@ -173,7 +136,7 @@ def test_generated_problems_are_never_won_at_the_first_step(
     env = PolySimplify(seed=23)
     for _ in range(200):
         state, problem = env.get_initial_state(MathyEnvProblemArgs(difficulty))
-        assert not simplified(problem.text), problem
+        assert not simplified(parse(problem.text)), problem
         assert has_like_terms(parse(problem.text)), problem
         step = env.get_state_transition(state)
         assert not is_terminal_transition(step), problem
@@ -211,15 +174,7 @@ def in_process_texts() -> List[str]:
 
 @pytest.mark.parametrize("hash_seed", ["0", "12345"])
 def test_problems_reproducible_across_processes(hash_seed: str) -> None:
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    result = subprocess.run(
-        [sys.executable, "-c", SUBPROCESS_CODE],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=env,
-        timeout=120,
-    )
+    result = run_python("-c", SUBPROCESS_CODE, hash_seed=hash_seed)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == in_process_texts()
 
@@ -238,7 +193,7 @@ def test_ops_with_subtraction() -> None:
     assert any(" + " in text for text in texts)
     for text in texts:
         # still a well-formed, unsimplified sum of terms
-        assert not simplified(text)
+        assert not simplified(parse(text))
     minus_only = PolySimplify(ops=["-"], seed=5)
     for _ in range(20):
         text = minus_only.get_initial_state()[1].text
@@ -262,7 +217,7 @@ def test_seeded_random_agent_wins_some_easy_episodes() -> None:
             )
             if is_terminal_transition(step):
                 break
-        if simplified(state.agent.problem):
+        if simplified(parse(state.agent.problem)):
             wins += 1
             assert step.reward == env.get_win_signal(state)
             assert step.reward > 1.0
