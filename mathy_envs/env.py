@@ -20,6 +20,7 @@ from typing import (
     Tuple,
     Type,
     Union,
+    overload,
 )
 
 import numpy as np
@@ -683,16 +684,42 @@ class MathyEnv:
 
     # -- observations -----------------------------------------------------------
 
+    @overload
+    def state_to_observation(
+        self,
+        state: MathyEnvState,
+        max_seq_len: Optional[int] = ...,
+        obs_type: None = ...,
+    ) -> MathyObservation: ...
+
+    @overload
+    def state_to_observation(
+        self,
+        state: MathyEnvState,
+        max_seq_len: Optional[int] = ...,
+        *,
+        obs_type: ObservationType,
+    ) -> MathyObservationUnion: ...
+
+    @overload
+    def state_to_observation(
+        self,
+        state: MathyEnvState,
+        max_seq_len: Optional[int] = ...,
+        obs_type: Optional[Union[ObservationType, str]] = ...,
+    ) -> Any: ...
+
     def state_to_observation(
         self,
         state: MathyEnvState,
         max_seq_len: Optional[int] = None,
         obs_type: Optional[Union[ObservationType, str]] = None,
-    ) -> Union[MathyObservation, MathyObservationUnion]:
+    ) -> Any:
         """A state's observation with its valid-move mask.
 
         With no `obs_type`, the plain-list `MathyObservation` (padded to
-        `max_seq_len` when given); otherwise `state.to_observation` of that type.
+        `max_seq_len` when given); otherwise `state.to_observation` of that type
+        (an `ObservationType` or the name of a registered observation type).
         """
         mask = self.valid_moves_array(state)
         if obs_type is None:
