@@ -241,10 +241,11 @@ class MathyEnvState:
     @property
     def time(self) -> float:
         """Fraction of the episode's moves used, clipped to [0, 1]."""
-        if self.max_moves <= 0:
+        max_moves = self.max_moves
+        if max_moves <= 0:
             return 1.0
-        used = (self.max_moves - self.agent.moves_remaining) / self.max_moves
-        return min(1.0, max(0.0, float(used)))
+        used = float((max_moves - self.agent.moves_remaining) / max_moves)
+        return 0.0 if used < 0.0 else 1.0 if used > 1.0 else used
 
     # -- observations ---------------------------------------------------------
 
@@ -346,7 +347,7 @@ class MathyEnvState:
           distribution over valid actions (it sums to 1) instead of 0/1
         """
         kind = get_observation_kind(obs_type)
-        if not isinstance(normalize, (bool, np.bool_)):
+        if normalize is not True and not isinstance(normalize, (bool, np.bool_)):
             raise ValueError(f"normalize must be a bool, got {quote(normalize, 40)}")
         if mask_as_probabilities is not False and not isinstance(
             mask_as_probabilities, (bool, np.bool_)

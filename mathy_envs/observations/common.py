@@ -190,6 +190,9 @@ class ObservationInputs(NamedTuple):
     - `max_seq_len`: `L`, the node count to pad to
     - `mask_as_probabilities`: write the mask as a distribution over valid actions
       instead of 0/1 (`action_mask()` and `write_mask()` do it)
+
+    The built-in builders unpack the fields in this order (it is faster than
+    reading them by name on the hot path).
     """
 
     state: "MathyEnvState"

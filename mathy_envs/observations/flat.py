@@ -63,15 +63,9 @@ class FlatObservationKind(ObservationKind[FloatArray]):
     name = ObservationType.FLAT.value
 
     def build(self, inputs: ObservationInputs) -> FloatArray:
+        _, layout, problem_hash, time, mask, rules, normalize, length, shares = inputs
         return flat_observation(
-            inputs.layout,
-            inputs.problem_hash,
-            inputs.time,
-            inputs.move_mask,
-            inputs.num_rules,
-            inputs.normalize,
-            inputs.max_seq_len,
-            inputs.mask_as_probabilities,
+            layout, problem_hash, time, mask, rules, normalize, length, shares
         )
 
     def space(self, max_seq_len: int, num_rules: int) -> "spaces.Box":

@@ -15,6 +15,7 @@ from .common import (
     ObservationInputs,
     ObservationKind,
     ObservationType,
+    action_mask,
     action_mask_space,
     check_fits,
     node_count_space,
@@ -61,13 +62,9 @@ class GraphObservationKind(ObservationKind[MathyGraphObservation]):
     name = ObservationType.GRAPH.value
 
     def build(self, inputs: ObservationInputs) -> MathyGraphObservation:
-        return graph_observation(
-            inputs.layout,
-            inputs.time,
-            inputs.action_mask(),
-            inputs.normalize,
-            inputs.max_seq_len,
-        )
+        _, layout, _, time, mask, rules, normalize, length, shares = inputs
+        flat_mask = action_mask(mask, rules, length, shares)
+        return graph_observation(layout, time, flat_mask, normalize, length)
 
     def space(self, max_seq_len: int, num_rules: int) -> "spaces.Dict":
         from gymnasium import spaces

@@ -14,6 +14,7 @@ from .common import (
     ObservationInputs,
     ObservationKind,
     ObservationType,
+    action_mask,
     action_mask_space,
     check_fits,
     node_count_space,
@@ -64,13 +65,9 @@ class HierarchicalObservationKind(ObservationKind[MathyHierarchicalObservation])
     name = ObservationType.HIERARCHICAL.value
 
     def build(self, inputs: ObservationInputs) -> MathyHierarchicalObservation:
-        return hierarchical_observation(
-            inputs.layout,
-            inputs.time,
-            inputs.action_mask(),
-            inputs.normalize,
-            inputs.max_seq_len,
-        )
+        _, layout, _, time, mask, rules, normalize, length, shares = inputs
+        flat_mask = action_mask(mask, rules, length, shares)
+        return hierarchical_observation(layout, time, flat_mask, normalize, length)
 
     def space(self, max_seq_len: int, num_rules: int) -> "spaces.Dict":
         from gymnasium import spaces

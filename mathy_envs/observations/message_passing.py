@@ -17,6 +17,7 @@ from .common import (
     ObservationInputs,
     ObservationKind,
     ObservationType,
+    action_mask,
     action_mask_space,
     check_fits,
     node_count_space,
@@ -70,13 +71,9 @@ class MessagePassingObservationKind(ObservationKind[MathyMessagePassingObservati
     name = ObservationType.MESSAGE_PASSING.value
 
     def build(self, inputs: ObservationInputs) -> MathyMessagePassingObservation:
-        return message_passing_observation(
-            inputs.layout,
-            inputs.time,
-            inputs.action_mask(),
-            inputs.normalize,
-            inputs.max_seq_len,
-        )
+        _, layout, _, time, mask, rules, normalize, length, shares = inputs
+        flat_mask = action_mask(mask, rules, length, shares)
+        return message_passing_observation(layout, time, flat_mask, normalize, length)
 
     def space(self, max_seq_len: int, num_rules: int) -> "spaces.Dict":
         from gymnasium import spaces
