@@ -6,7 +6,7 @@ env scores the new state. Subclasses supply the problems (`problem_fn`), the
 namespace and, usually, a `transition_fn` that recognises a win.
 """
 
-from typing import List, Literal, Optional, Tuple, Type, Union
+from typing import Any, List, Literal, Optional, Tuple, Type, Union, overload
 
 import numpy as np
 from mathy_core import BaseRule, ExpressionChangeRule, MathExpression
@@ -358,16 +358,42 @@ class MathyEnv(ActionSpace, Rendering):
 
     # -- observations -----------------------------------------------------------
 
+    @overload
+    def state_to_observation(
+        self,
+        state: MathyEnvState,
+        max_seq_len: Optional[int] = ...,
+        obs_type: None = ...,
+    ) -> MathyObservation: ...
+
+    @overload
+    def state_to_observation(
+        self,
+        state: MathyEnvState,
+        max_seq_len: Optional[int] = ...,
+        *,
+        obs_type: ObservationType,
+    ) -> MathyObservationUnion: ...
+
+    @overload
+    def state_to_observation(
+        self,
+        state: MathyEnvState,
+        max_seq_len: Optional[int] = ...,
+        obs_type: Optional[Union[ObservationType, str]] = ...,
+    ) -> Any: ...
+
     def state_to_observation(
         self,
         state: MathyEnvState,
         max_seq_len: Optional[int] = None,
         obs_type: Optional[Union[ObservationType, str]] = None,
-    ) -> Union[MathyObservation, MathyObservationUnion]:
+    ) -> Any:
         """A state's observation with its valid-move mask.
 
         With no `obs_type`, the plain-list `MathyObservation` (padded to
-        `max_seq_len` when given); otherwise `state.to_observation` of that type.
+        `max_seq_len` when given); otherwise `state.to_observation` of that type
+        (an `ObservationType` or the name of a registered observation type).
         """
         mask = self.valid_moves_array(state)
         if obs_type is None:

@@ -22,13 +22,19 @@ from .observations import (
     MathyObservation,
     MathyObservationUnion,
     MoveMask,
+    ObservationInputs,
     ObservationType,
-    action_mask,
     check_fits,
+    get_observation_kind,
+    mask_matrix,
+)
+
+# Importable from here before observations became a package; kept for callers.
+from .observations import (  # noqa: F401
+    action_mask,
     flat_observation,
     graph_observation,
     hierarchical_observation,
-    mask_matrix,
     message_passing_observation,
     to_observation_type,
 )
@@ -36,6 +42,7 @@ from .limits import check_max_seq_len, check_num_rules, quote
 from .parsing import parse
 from .types import ActionType
 
+_new_inputs = tuple.__new__
 NO_ACTION: ActionType = (-1, -1)
 
 
@@ -231,10 +238,11 @@ class MathyEnvState:
     @property
     def time(self) -> float:
         """Fraction of the episode's moves used, clipped to [0, 1]."""
-        if self.max_moves <= 0:
+        max_moves = self.max_moves
+        if max_moves <= 0:
             return 1.0
-        used = (self.max_moves - self.agent.moves_remaining) / self.max_moves
-        return min(1.0, max(0.0, float(used)))
+        used = float((max_moves - self.agent.moves_remaining) / max_moves)
+        return 0.0 if used < 0.0 else 1.0 if used > 1.0 else used
 
     # -- observations ---------------------------------------------------------
 
@@ -247,6 +255,7 @@ class MathyEnvState:
         normalize: bool = ...,
         max_seq_len: Optional[int] = ...,
         obs_type: Literal[ObservationType.FLAT, "flat"] = ...,
+        mask_as_probabilities: bool = ...,
     ) -> FloatArray: ...
 
     @overload
@@ -259,6 +268,7 @@ class MathyEnvState:
         max_seq_len: Optional[int] = ...,
         *,
         obs_type: Literal[ObservationType.GRAPH, "graph"],
+        mask_as_probabilities: bool = ...,
     ) -> MathyGraphObservation: ...
 
     @overload
@@ -271,6 +281,7 @@ class MathyEnvState:
         max_seq_len: Optional[int] = ...,
         *,
         obs_type: Literal[ObservationType.HIERARCHICAL, "hierarchical"],
+        mask_as_probabilities: bool = ...,
     ) -> MathyHierarchicalObservation: ...
 
     @overload
@@ -283,6 +294,7 @@ class MathyEnvState:
         max_seq_len: Optional[int] = ...,
         *,
         obs_type: Literal[ObservationType.MESSAGE_PASSING, "message_passing"],
+        mask_as_probabilities: bool = ...,
     ) -> MathyMessagePassingObservation: ...
 
     @overload
@@ -293,8 +305,22 @@ class MathyEnvState:
         parser: Optional[ExpressionParser] = ...,
         normalize: bool = ...,
         max_seq_len: Optional[int] = ...,
-        obs_type: Union[ObservationType, str] = ...,
+        *,
+        obs_type: ObservationType,
+        mask_as_probabilities: bool = ...,
     ) -> MathyObservationUnion: ...
+
+    @overload
+    def to_observation(
+        self,
+        move_mask: Optional[MoveMask] = ...,
+        hash_type: Optional[List[float]] = ...,
+        parser: Optional[ExpressionParser] = ...,
+        normalize: bool = ...,
+        max_seq_len: Optional[int] = ...,
+        obs_type: Union[ObservationType, str] = ...,
+        mask_as_probabilities: bool = ...,
+    ) -> Any: ...
 
     def to_observation(
         self,
@@ -304,18 +330,29 @@ class MathyEnvState:
         normalize: bool = True,
         max_seq_len: Optional[int] = None,
         obs_type: Union[ObservationType, str] = ObservationType.FLAT,
-    ) -> MathyObservationUnion:
-        """Build an observation of this state in the format `obs_type`.
+        mask_as_probabilities: bool = False,
+    ) -> Any:
+        """Build an observation of this state in the format `obs_type`: an
+        `ObservationType`, or the name of any registered observation type.
 
         - `move_mask`: the `num_rules x num_nodes` valid-move mask (all zeros if None)
         - `hash_type`: the two-value problem hash (this state's if None)
         - `parser`: the parser to read the problem with (a shared default if None)
         - `normalize`: scale every feature into [0, 1]
         - `max_seq_len`: `L`, the padded node count (`DEFAULT_MAX_SEQ_LEN` if None)
+        - `mask_as_probabilities`: write the action mask as the uniform
+          distribution over valid actions (it sums to 1) instead of 0/1
         """
-        kind = to_observation_type(obs_type)
-        if not isinstance(normalize, (bool, np.bool_)):
+        kind = get_observation_kind(obs_type)
+        if normalize is not True and not isinstance(normalize, (bool, np.bool_)):
             raise ValueError(f"normalize must be a bool, got {quote(normalize, 40)}")
+        if mask_as_probabilities is not False and not isinstance(
+            mask_as_probabilities, (bool, np.bool_)
+        ):
+            raise ValueError(
+                "mask_as_probabilities must be a bool, got "
+                f"{quote(mask_as_probabilities, 40)}"
+            )
         if parser is not None and not isinstance(parser, ExpressionParser):
             raise ValueError(
                 f"parser must be a mathy_core ExpressionParser, got {type(parser).__name__}"
@@ -325,23 +362,28 @@ class MathyEnvState:
         )
         layout = parse(self.agent.problem, parser).layout
         check_fits(len(layout.nodes), length)
-        matrix = mask_matrix(move_mask, length)
-        time = self.time
-        if kind is ObservationType.FLAT:
-            hashed = (
-                problem_hash(self.agent.problem_type)
-                if hash_type is None
-                else _checked_hash(hash_type, bool(normalize))
-            )
-            return flat_observation(
-                layout, hashed, time, matrix, self.num_rules, normalize, length
-            )
-        mask = action_mask(matrix, self.num_rules, length)
-        if kind is ObservationType.GRAPH:
-            return graph_observation(layout, time, mask, normalize, length)
-        if kind is ObservationType.HIERARCHICAL:
-            return hierarchical_observation(layout, time, mask, normalize, length)
-        return message_passing_observation(layout, time, mask, normalize, length)
+        hashed = (
+            problem_hash(self.agent.problem_type)
+            if hash_type is None
+            else _checked_hash(hash_type, bool(normalize))
+        )
+        # ObservationInputs(...) field by field; tuple.__new__ skips the named
+        # tuple's Python-level __new__ on this hot path.
+        inputs: ObservationInputs = _new_inputs(
+            ObservationInputs,
+            (
+                self,
+                layout,
+                hashed,
+                self.time,
+                mask_matrix(move_mask, length),
+                self.num_rules,
+                bool(normalize),
+                length,
+                bool(mask_as_probabilities),
+            ),
+        )
+        return kind.build(inputs)
 
     def to_mathy_observation(
         self,

@@ -19,7 +19,7 @@ from gymnasium.utils import seeding
 
 from ..env import MathyEnv
 from ..limits import quote
-from ..observations import ObservationType, to_observation_type
+from ..observations import ObservationType, get_observation_kind, to_observation_type
 from ..state import MathyEnvState
 from ..time_step import TimeStep, is_terminal_transition
 from ..types import MathyEnvProblem, MathyEnvProblemArgs
@@ -51,7 +51,8 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         mask_as_probabilities: put the action mask in observations as a
             distribution that sums to 1 (uniform over valid actions)
         repeat_problem: generate one problem and replay it on every reset
-        obs_type: an `ObservationType` (or its string) for observations
+        obs_type: an `ObservationType`, its string, or the name of any
+            registered observation type
         render_mode: None, "ansi" (render returns the state line) or "human"
             (render prints it)
         env_kwargs: keywords for `env_class` (`max_seq_len`, `rules`, ...);
@@ -74,7 +75,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
 
     mathy: MathyEnv
     state: Optional[MathyEnvState]
-    obs_type: ObservationType
+    obs_type: Union[ObservationType, str]
     action_size: int
 
     def __init__(
@@ -150,7 +151,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             self.mathy.np_random = self.np_random
             state, problem = self._initial_state()
             mask = self._mask_of(state)
-            observation = self._observe(state, mask)
+            observation = self._observe(state, self.mathy.valid_moves_array(state))
         except BaseException:
             self._restore_generators(saved)
             raise
@@ -188,12 +189,13 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         oversize = self.mathy.node_count(text) > self.mathy.max_seq_len
         if oversize:
             mask: npt.NDArray[np.int8] = np.zeros(self.action_size, np.int8)
-            assert self._observation is not None
-            observation = _copy_observation(self._observation)
-            _mask_part(observation, self.action_size)[:] = 0.0
+            no_moves = np.zeros((len(self.mathy.rules), 0), np.int8)
+            observation = self._observe(state, no_moves)
         else:
             mask = self._mask_of(next_state)
-            observation = self._observe(next_state, mask)
+            observation = self._observe(
+                next_state, self.mathy.valid_moves_array(next_state)
+            )
         truncated = next_state.agent.moves_remaining <= 0
         info: Dict[str, Any] = {
             "action_mask": mask.copy(),
@@ -309,25 +311,21 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         return mask.reshape(-1)
 
     def _observe(
-        self, state: MathyEnvState, mask: npt.NDArray[np.int8]
+        self, state: MathyEnvState, move_mask: npt.NDArray[np.int8]
     ) -> Observation:
-        """The observation of a state whose flat mask is `mask`."""
+        """The observation of `state` with `move_mask` (a `(rules, nodes)` matrix)
+        as its action mask, as a value of `observation_space`."""
         mathy = self.mathy
+        kind = get_observation_kind(self.obs_type)
         built = state.to_observation(
-            move_mask=mathy.valid_moves_array(state),
+            move_mask=move_mask,
             parser=mathy.parser,
             normalize=True,
             max_seq_len=mathy.max_seq_len,
-            obs_type=self.obs_type,
+            obs_type=kind.name,
+            mask_as_probabilities=self.mask_as_probabilities,
         )
-        observation: Observation = (
-            built if isinstance(built, np.ndarray) else built.to_dict()
-        )
-        action_mask = _mask_part(observation, len(mask))
-        if self.mask_as_probabilities:
-            total = action_mask.sum()
-            if total > 0:
-                action_mask /= total
+        observation: Observation = kind.to_gym(built)
         return observation
 
 
@@ -340,23 +338,6 @@ class _Generators(NamedTuple):
     env_rng_state: Optional[Mapping[str, Any]]
     mathy_rng: np.random.Generator
     mathy_rng_state: Mapping[str, Any]
-
-
-def _mask_part(observation: Observation, size: int) -> npt.NDArray[np.float32]:
-    """The action-mask part of an observation (a view, for writing in place)."""
-    if isinstance(observation, np.ndarray):
-        return observation[observation.shape[0] - size :]
-    mask: npt.NDArray[np.float32] = observation["action_mask"]
-    return mask
-
-
-def _copy_observation(observation: Observation) -> Observation:
-    if isinstance(observation, np.ndarray):
-        return np.array(observation, dtype=np.float32)
-    return {
-        key: value.copy() if isinstance(value, np.ndarray) else value
-        for key, value in observation.items()
-    }
 
 
 __all__ = ("MathyGymEnv", "StepChange")

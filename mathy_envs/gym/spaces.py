@@ -1,12 +1,12 @@
 """Gymnasium spaces: the masked action space and the observation spaces."""
 
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from ..observations import NODE_FEATURES, ObservationType, to_observation_type
+from ..observations import ObservationType, get_observation_kind
 
 
 class MaskedDiscrete(spaces.Discrete):
@@ -49,46 +49,12 @@ class MaskedDiscrete(spaces.Discrete):
 
 
 def observation_space(
-    obs_type: Any, max_seq_len: int, num_rules: int
+    obs_type: Union[ObservationType, str], max_seq_len: int, num_rules: int
 ) -> spaces.Space[Any]:
-    """The space of normalized observations of a type (`L = max_seq_len`,
-    `R = num_rules`); every bound is one the observations really keep."""
-    kind = to_observation_type(obs_type)
-    length = max_seq_len
-    mask = spaces.Box(0.0, 1.0, (num_rules * length,), np.float32)
-    features = spaces.Box(0.0, 1.0, (length, NODE_FEATURES), np.float32)
-    node_count = spaces.Discrete(length + 1)
-    if kind is ObservationType.FLAT:
-        return spaces.Box(0.0, 1.0, (3 + 2 * length + num_rules * length,), np.float32)
-    if kind is ObservationType.GRAPH:
-        return spaces.Dict(
-            {
-                "node_features": features,
-                "adjacency": spaces.Box(0.0, 1.0, (length, length), np.float32),
-                "action_mask": mask,
-                "num_nodes": node_count,
-            }
-        )
-    if kind is ObservationType.HIERARCHICAL:
-        return spaces.Dict(
-            {
-                "node_features": features,
-                "level_indices": spaces.Box(0, length - 1, (length,), np.int32),
-                "action_mask": mask,
-                "max_depth": spaces.Discrete(length),
-                "num_nodes": node_count,
-            }
-        )
-    return spaces.Dict(
-        {
-            "node_features": features,
-            "edge_index": spaces.Box(0, length - 1, (2, 2 * length), np.int64),
-            "edge_types": spaces.Box(0, 1, (2 * length,), np.int64),
-            "action_mask": mask,
-            "num_nodes": node_count,
-            "num_edges": spaces.Discrete(2 * length + 1),
-        }
-    )
+    """The space of normalized observations of a registered type (`L =
+    max_seq_len`, `R = num_rules`); every bound is one the observations really
+    keep."""
+    return get_observation_kind(obs_type).space(max_seq_len, num_rules)
 
 
 __all__ = ("MaskedDiscrete", "observation_space")

@@ -1,0 +1,326 @@
+"""What every observation type shares: the inputs a builder receives, the action
+mask, node features, the Gymnasium pieces several spaces reuse, the plain-list
+`MathyObservation` and `ObservationKind`, the base class of an observation type.
+
+Node features are `[type_id, value, time, is_leaf]`, one row per node. Node
+arrays come in action order (in-order: node `i` is the `i`-th node from the left,
+the node of mask column `i`). The action mask is a flat `R * L` array, row-major
+`(rule, node)`, zero padded (`R` rules, `L = max_seq_len` node columns).
+"""
+
+from abc import ABC, abstractmethod
+from enum import Enum
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Generic,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+    Union,
+)
+
+import numpy as np
+import numpy.typing as npt
+
+from ..parsing import NodeLayout
+
+if TYPE_CHECKING:  # gymnasium is optional: spaces import it when they are built
+    from gymnasium import spaces
+
+    from ..state import MathyEnvState
+
+FloatArray = npt.NDArray[np.float32]
+IntArray = npt.NDArray[np.int64]
+
+NODE_FEATURES = 4
+"""Columns of a node feature row: `[type_id, value, time, is_leaf]`."""
+MoveMask = Union[Sequence[Sequence[int]], npt.NDArray[Any]]
+"""A `(num_rules, num_nodes)` valid-move mask, as nested lists or an array."""
+
+ObservationT = TypeVar("ObservationT")
+
+
+class ObservationType(str, Enum):
+    """The four built-in observation types. `obs_type` also takes their string
+    values, and the name of any type registered with `register_observation`."""
+
+    FLAT = "flat"
+    GRAPH = "graph"
+    HIERARCHICAL = "hierarchical"
+    MESSAGE_PASSING = "message_passing"
+
+
+class MathyObservation(NamedTuple):
+    """Plain-list features of a state (node lists in pre-order).
+
+    - `nodes`: node type ids
+    - `mask`: `num_rules x num_nodes` 0/1 validity of each action
+    - `values`: constant values (0.0 for other nodes)
+    - `type`: the two-value problem hash
+    - `time`: one value, the fraction of the episode's moves used
+    """
+
+    nodes: List[int]
+    mask: List[List[int]]
+    values: List[float]
+    type: List[float]
+    time: List[float]
+
+
+# -- node features --------------------------------------------------------------
+
+
+def node_types(layout: NodeLayout, normalize: bool) -> FloatArray:
+    """Type ids in action order, divided by `MAX_TYPE_ID` when normalizing."""
+    return layout.normalized_type_ids if normalize else layout.type_ids
+
+
+def node_values(layout: NodeLayout, normalize: bool) -> FloatArray:
+    """Constant values in action order, min-max scaled when normalizing."""
+    return layout.normalized_values if normalize else layout.values
+
+
+def node_features(
+    layout: NodeLayout, time: float, normalize: bool, rows: int
+) -> FloatArray:
+    """`(rows, 4)` float32 rows `[type_id, value, time, is_leaf]` in action order;
+    rows past the expression's nodes are zero."""
+    n = len(layout.nodes)
+    features = np.zeros((rows, NODE_FEATURES), np.float32)
+    features[:n, 0] = node_types(layout, normalize)
+    features[:n, 1] = node_values(layout, normalize)
+    features[:n, 2] = time
+    features[:n, 3] = layout.is_leaf
+    return features
+
+
+def check_fits(num_nodes: int, max_seq_len: int) -> None:
+    """A `ValueError` naming both numbers when `num_nodes > max_seq_len`."""
+    if num_nodes > max_seq_len:
+        raise ValueError(
+            f"expression has {num_nodes} nodes, more than max_seq_len={max_seq_len}"
+        )
+
+
+# -- the action mask --------------------------------------------------------------
+
+
+def mask_matrix(
+    move_mask: Optional[MoveMask], max_seq_len: int
+) -> Optional[npt.NDArray[Any]]:
+    """`move_mask` as a validated `(rows, nodes)` array (None stays None)."""
+    if move_mask is None:
+        return None
+    mask = np.asarray(move_mask)
+    if mask.size == 0:
+        mask = mask.reshape(len(mask), 0)
+    if mask.ndim != 2:
+        raise ValueError(
+            f"move_mask must be a (num_rules, num_nodes) matrix, got shape {mask.shape}"
+        )
+    if mask.shape[1] > max_seq_len:
+        raise ValueError(
+            f"move_mask has {mask.shape[1]} node columns, more than "
+            f"max_seq_len={max_seq_len}"
+        )
+    return mask
+
+
+def mask_rows(mask: Optional[npt.NDArray[Any]], num_rules: int) -> int:
+    """`R`: `num_rules`, or the row count of the mask if that is larger."""
+    return max(num_rules, 0 if mask is None else mask.shape[0])
+
+
+def write_mask(
+    dest: FloatArray,
+    mask: Optional[npt.NDArray[Any]],
+    max_seq_len: int,
+    as_probabilities: bool = False,
+) -> FloatArray:
+    """Write the mask into the zeroed flat `R * L` array `dest`, row-major
+    `(rule, node)`; padding stays zero.
+
+    Valid actions get 1.0, or with `as_probabilities` an equal share of 1.0 (the
+    uniform distribution over valid actions; all zeros when none is valid).
+    """
+    if mask is not None and mask.size:
+        rows, cols = mask.shape
+        block = dest.reshape(-1, max_seq_len)[:rows, :cols]
+        block[...] = mask != 0
+        if as_probabilities:
+            total = block.sum()
+            if total > 0:
+                block /= total
+    return dest
+
+
+def action_mask(
+    mask: Optional[npt.NDArray[Any]],
+    num_rules: int,
+    max_seq_len: int,
+    as_probabilities: bool = False,
+) -> FloatArray:
+    """The flattened `R * L` mask, row-major `(rule, node)`, zero padded; `mask`
+    comes from `mask_matrix`, values are those of `write_mask`.
+
+    `R` is `num_rules`, or the row count of `mask` if that is larger.
+    """
+    dest = np.zeros(mask_rows(mask, num_rules) * max_seq_len, np.float32)
+    return write_mask(dest, mask, max_seq_len, as_probabilities)
+
+
+# -- builder inputs -----------------------------------------------------------------
+
+
+class ObservationInputs(NamedTuple):
+    """Everything a builder gets, checked: the expression fits in `max_seq_len`
+    nodes and `move_mask` in `max_seq_len` columns.
+
+    - `state`: the state being observed (its history, moves, problem type...)
+    - `layout`: the expression's node arrays, indexed in action order
+    - `problem_hash`: the two-value problem type hash
+    - `time`: the fraction of the episode's moves used, in [0, 1]
+    - `move_mask`: the `(rows, nodes)` valid-move matrix, or None (no valid move)
+    - `num_rules`: the state's rule count (the mask has at least that many rows)
+    - `normalize`: scale every feature into [0, 1]
+    - `max_seq_len`: `L`, the node count to pad to
+    - `mask_as_probabilities`: write the mask as a distribution over valid actions
+      instead of 0/1 (`action_mask()` and `write_mask()` do it)
+
+    The built-in builders unpack the fields in this order (it is faster than
+    reading them by name on the hot path).
+    """
+
+    state: "MathyEnvState"
+    layout: NodeLayout
+    problem_hash: Tuple[float, float]
+    time: float
+    move_mask: Optional[npt.NDArray[Any]]
+    num_rules: int
+    normalize: bool
+    max_seq_len: int
+    mask_as_probabilities: bool = False
+
+    @property
+    def num_nodes(self) -> int:
+        """The expression's node count (at most `max_seq_len`)."""
+        return len(self.layout.nodes)
+
+    @property
+    def mask_rows(self) -> int:
+        """`R`: the rows of the action mask."""
+        return mask_rows(self.move_mask, self.num_rules)
+
+    def action_mask(self) -> FloatArray:
+        """The flat `R * L` action mask (0/1 or probabilities)."""
+        return action_mask(
+            self.move_mask, self.num_rules, self.max_seq_len, self.mask_as_probabilities
+        )
+
+    def write_mask(self, dest: FloatArray) -> FloatArray:
+        """Write the action mask into the zeroed flat `R * L` array `dest`."""
+        return write_mask(
+            dest, self.move_mask, self.max_seq_len, self.mask_as_probabilities
+        )
+
+    def node_features(self, rows: Optional[int] = None) -> FloatArray:
+        """`(rows, 4)` node features in action order (`rows = L` by default)."""
+        return node_features(
+            self.layout,
+            self.time,
+            self.normalize,
+            self.max_seq_len if rows is None else rows,
+        )
+
+
+# -- gymnasium spaces shared by several types ----------------------------------------
+
+
+def action_mask_space(max_seq_len: int, num_rules: int) -> "spaces.Box":
+    """The `(R * L,)` float32 action mask in [0, 1] (0/1 or probabilities)."""
+    from gymnasium import spaces
+
+    return spaces.Box(0.0, 1.0, (num_rules * max_seq_len,), np.float32)
+
+
+def node_features_space(max_seq_len: int) -> "spaces.Box":
+    """`(L, 4)` normalized float32 node features."""
+    from gymnasium import spaces
+
+    return spaces.Box(0.0, 1.0, (max_seq_len, NODE_FEATURES), np.float32)
+
+
+def node_count_space(max_seq_len: int) -> "spaces.Discrete":
+    """A node count, `0..L`."""
+    from gymnasium import spaces
+
+    return spaces.Discrete(max_seq_len + 1)
+
+
+# -- observation kinds ------------------------------------------------------------------
+
+
+class ObservationKind(ABC, Generic[ObservationT]):
+    """One observation type: its name, how to build it and its Gymnasium space.
+
+    Subclass it, set `name` and implement `build` and `space`, then register an
+    instance with `register_observation`: `obs_type=name` then selects it in
+    `MathyEnvState.to_observation`, `MathyEnv.state_to_observation` and the
+    Gymnasium adapter.
+    """
+
+    name: str
+    """The type's `obs_type` string (letters, digits, `_`, `-` and `.`)."""
+
+    @abstractmethod
+    def build(self, inputs: ObservationInputs) -> ObservationT:
+        """The observation of `inputs` (a new object on every call: callers may
+        write into its arrays)."""
+
+    @abstractmethod
+    def space(self, max_seq_len: int, num_rules: int) -> "spaces.Space[Any]":
+        """The Gymnasium space of normalized observations with `L = max_seq_len`
+        and `R = num_rules`, holding every value `to_gym(build(...))` gives.
+
+        Import gymnasium inside this method: it is an optional dependency.
+        """
+
+    def to_gym(self, observation: ObservationT) -> Any:
+        """The observation as a value of `space`: arrays as they are, named tuples
+        as a dict of their fields, anything else unchanged."""
+        if isinstance(observation, np.ndarray):
+            return observation
+        as_dict = getattr(observation, "_asdict", None)
+        if callable(as_dict):
+            return dict(as_dict())
+        return observation
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {getattr(self, 'name', '?')!r}>"
+
+
+__all__ = (
+    "FloatArray",
+    "IntArray",
+    "MathyObservation",
+    "MoveMask",
+    "NODE_FEATURES",
+    "ObservationInputs",
+    "ObservationKind",
+    "ObservationType",
+    "action_mask",
+    "action_mask_space",
+    "check_fits",
+    "mask_matrix",
+    "mask_rows",
+    "node_count_space",
+    "node_features",
+    "node_features_space",
+    "node_types",
+    "node_values",
+    "write_mask",
+)
