@@ -42,7 +42,6 @@ from .limits import check_max_seq_len, check_num_rules, quote
 from .parsing import parse
 from .types import ActionType
 
-_new_inputs = tuple.__new__
 NO_ACTION: ActionType = (-1, -1)
 
 
@@ -115,6 +114,11 @@ class MathyAgentState:
             f"problem={self.problem!r}, problem_type={self.problem_type!r}, "
             f"reward={self.reward!r}, history={self.history!r})"
         )
+
+
+_new_inputs = tuple.__new__
+"""Builds an `ObservationInputs` from a tuple of every field, without the named
+tuple's Python-level `__new__` (to_observation is a hot path)."""
 
 
 @lru_cache(maxsize=256)
@@ -367,8 +371,6 @@ class MathyEnvState:
             if hash_type is None
             else _checked_hash(hash_type, bool(normalize))
         )
-        # ObservationInputs(...) field by field; tuple.__new__ skips the named
-        # tuple's Python-level __new__ on this hot path.
         inputs: ObservationInputs = _new_inputs(
             ObservationInputs,
             (
