@@ -68,7 +68,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
     nodes than `max_seq_len` fails at construction, `step()` before `reset()` or
     after the episode ended (terminated or truncated) fails until the next
     `reset()`, and a `reset()` that fails leaves the env as it was (its state,
-    action mask, last observation and random generator).
+    action mask and random generators).
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
@@ -128,7 +128,6 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         )
         self.state = None
         self._problem: Optional[MathyEnvProblem] = None
-        self._observation: Optional[Observation] = None
         self._episode_over = False
         if env_problem is not None:
             self._check_fixed_problem(env_problem)  # fail early, not at reset
@@ -157,7 +156,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             raise
         if problem is not None:
             self._problem = problem
-        self._commit(state, mask, observation, episode_over=False)
+        self._commit(state, mask, episode_over=False)
         return observation, {"action_mask": mask.copy()}
 
     def step(
@@ -214,7 +213,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         if terminated or truncated:
             info["win"] = bool(terminated and not oversize and reward > 0)
         over = terminated or truncated
-        self._commit(next_state, mask, observation, episode_over=over)
+        self._commit(next_state, mask, episode_over=over)
         if self.render_mode == "human":
             self.render()
         return observation, float(reward), terminated, truncated, info
@@ -244,13 +243,11 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         self,
         state: MathyEnvState,
         mask: npt.NDArray[np.int8],
-        observation: Observation,
         episode_over: bool,
     ) -> None:
         """Make a fully computed transition the env's current one."""
         self.action_space.update_mask(mask)
         self.state = state
-        self._observation = observation
         self._episode_over = episode_over
 
     def _save_generators(self) -> "_Generators":
