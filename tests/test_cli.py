@@ -102,6 +102,8 @@ def test_list_shows_every_task_class_namespace_and_gym_ids() -> None:
         if first in TASKS:
             rows[first] = line
     assert set(rows) == set(TASKS)
+    # a header and one row per registered task, nothing else
+    assert len(result.stdout.splitlines()) == 1 + len(ENV_TASKS)
     for task, line in rows.items():
         env = ENV_TASKS[task]()
         cells = line.split()

@@ -1,15 +1,41 @@
-"""BinomialDistribute: multiply out binomials and simplify the result."""
+"""BinomialDistribute: multiply out binomials and simplify the result.
+
+Its generators, `binomial_times_binomial` and `binomial_times_monomial` (with
+their knobs, `BinomialStyle`), are below the env."""
+
+from dataclasses import dataclass
+from typing import Dict, Tuple
+
+import numpy as np
 
 from ..problems import (
-    BinomialStyle,
-    binomial_times_binomial,
-    binomial_times_monomial,
+    GeneratedProblem,
     chance,
+    rand_coefficient,
+    rand_int,
+    rand_variable,
+    retry,
+    term_text,
+    tree_check,
 )
+from ..terms import is_simplified
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .goal import SimplifyGoalEnv
 
-STYLES = {
+
+@dataclass(frozen=True)
+class BinomialStyle:
+    """Knobs of the binomial families: how often a term gets a coefficient or a
+    power, how often a binomial's second term is another variable, and whether
+    variables come from the common `x, y, z`."""
+
+    coefficient_probability: float = 0.0
+    power_probability: float = 0.0
+    second_variable_probability: float = 0.0
+    common_variables: bool = True
+
+
+STYLES: Dict[MathyEnvDifficulty, BinomialStyle] = {
     MathyEnvDifficulty.easy: BinomialStyle(),
     MathyEnvDifficulty.normal: BinomialStyle(coefficient_probability=0.5),
     MathyEnvDifficulty.hard: BinomialStyle(
@@ -32,21 +58,20 @@ class BinomialDistribute(SimplifyGoalEnv):
     `(2x^2 + 3)(x + 4y)`.
 
     ## Action Space
-    `Discrete(len(rules) * max_seq_len)`: `(rule, node)` flattened as
-    `rule * max_seq_len + node`, nodes counted left to right (in-order), with the
-    seven core rules.
+    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
+    core rules.
 
     ## Observation Space
-    Any of the four observation types of `MathyEnvState.to_observation` (flat by
-    default), built from the expression tree and the valid-move mask.
+    As for every `GoalEnv` (see its docstring).
 
     ## Rewards
     The win signal on simplifying; `LOSE` (-1) on running out of moves or a fourth
     revisit; otherwise the `MathyEnv` step rewards.
 
     ## Starting State
-    Binomial times binomial (complexity 4) or binomial times monomial (complexity
-    3), each half the time. Easy uses one simple variable and constants; normal
+    `binomial_times_binomial` (complexity 4) or `binomial_times_monomial`
+    (complexity 3), both in this file, each half the time, with the knobs of
+    `STYLES[difficulty]`. Easy uses one simple variable and constants; normal
     adds coefficients (`(2x + 3)(x + 5)`); hard adds powers, any variable and a
     second variable.
 
@@ -68,3 +93,62 @@ class BinomialDistribute(SimplifyGoalEnv):
         else:
             text, complexity = binomial_times_monomial(self.np_random, style)
         return MathyEnvProblem(text, complexity, self.get_env_namespace())
+
+
+def _binomial_terms(
+    rng: np.random.Generator, variable: str, style: BinomialStyle
+) -> Tuple[str, str]:
+    exponent = rand_int(rng, 2, 3) if chance(rng, style.power_probability) else None
+    coefficient = (
+        rand_coefficient(rng, 2) if chance(rng, style.coefficient_probability) else None
+    )
+    head = term_text(coefficient, variable, exponent)
+    if chance(rng, style.second_variable_probability):
+        other = rand_variable(rng)
+        tail = term_text(rand_coefficient(rng, 2), other if other != variable else None)
+    else:
+        tail = str(rand_coefficient(rng))
+    return head, tail
+
+
+def binomial_times_binomial(
+    rng: np.random.Generator, style: BinomialStyle = BinomialStyle()
+) -> GeneratedProblem:
+    """`(x + 2)(x + 3)`, with coefficients, powers and a second variable as often
+    as `style` says. Complexity: 4 (the terms of the two factors)."""
+
+    def build() -> GeneratedProblem:
+        variable = rand_variable(rng, common=style.common_variables)
+        a, b = _binomial_terms(rng, variable, style)
+        c, d = _binomial_terms(rng, variable, style)
+        return GeneratedProblem(f"({a} + {b})({c} + {d})", 4)
+
+    return retry(build, tree_check(is_simplified), "binomial_times_binomial")
+
+
+def binomial_times_monomial(
+    rng: np.random.Generator, style: BinomialStyle = BinomialStyle()
+) -> GeneratedProblem:
+    """`(k + 2) * k`, with coefficients and powers as often as `style` says.
+    Complexity: 3 (the terms of the two factors)."""
+
+    def build() -> GeneratedProblem:
+        variable = rand_variable(rng, common=style.common_variables)
+        a, b = _binomial_terms(rng, variable, style)
+        exponent = rand_int(rng, 2, 3) if chance(rng, style.power_probability) else None
+        coefficient = (
+            rand_coefficient(rng, 2) if chance(rng, style.coefficient_probability) else None
+        )
+        monomial = term_text(coefficient, variable, exponent)
+        return GeneratedProblem(f"({a} + {b}) * {monomial}", 3)
+
+    return retry(build, tree_check(is_simplified), "binomial_times_monomial")
+
+
+__all__ = (
+    "BinomialDistribute",
+    "BinomialStyle",
+    "STYLES",
+    "binomial_times_binomial",
+    "binomial_times_monomial",
+)

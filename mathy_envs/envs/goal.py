@@ -22,6 +22,27 @@ class GoalEnv(MathyEnv):
 
     Unless `goal_depends_on_history` is set, `is_goal` must depend on the
     expression alone: its verdicts are cached by expression text.
+
+    Every built-in environment is a `GoalEnv`; the two paragraphs below are the
+    ones their docstrings point to, and each env docstring adds only what differs.
+
+    ## Action Space
+    `Discrete(len(rules) * max_seq_len)`: an action is `(rule, node)`, flattened as
+    `rule * max_seq_len + node`, with nodes counted left to right (in-order). The
+    seven core rules (`MathyEnv.core_rules()`) are used unless `rules=` says
+    otherwise; most `(rule, node)` pairs are invalid in a given state (see
+    `get_valid_moves`), and an invalid one is handled by `invalid_action_response`.
+
+    ## Observation Space
+    Any of the four observation types of `MathyEnvState.to_observation` (flat by
+    default), built from the expression tree and the valid-move mask.
+
+    ## Writing one
+    A new task is a `GoalEnv` subclass with `get_env_namespace`, `is_goal` and
+    a `problem_fn` that draws from `self.np_random`, best through a generator
+    function of a `numpy.random.Generator` kept in the same file (see
+    `mathy_envs.problems` for the term primitives). A built-in one is also one
+    line in `mathy_envs.envs.ENV_TASKS`, which gives it its CLI name and gym ids.
     """
 
     moves_per_complexity: int = 4

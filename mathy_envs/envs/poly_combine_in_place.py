@@ -1,6 +1,23 @@
-"""PolyCombineInPlace: combine the one adjacent like pair of a long sum."""
+"""PolyCombineInPlace: combine the one adjacent like pair of a long sum.
 
-from ..problems import combine_in_place, rand_int
+Its generator, `combine_in_place` (with its check `combines_in_two_moves`), is
+below the env."""
+
+import numpy as np
+from mathy_core import BaseRule
+from mathy_core.rules import ConstantsSimplifyRule, DistributiveFactorOutRule
+
+from ..parsing import ParsedExpression, parse
+from ..problems import (
+    GeneratedProblem,
+    join_terms,
+    rand_int,
+    rand_templates,
+    rand_term,
+    rand_unlike_terms,
+    retry,
+)
+from ..terms import is_simplified
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .goal import SimplifyGoalEnv
 
@@ -22,21 +39,20 @@ class PolyCombineInPlace(SimplifyGoalEnv):
     `9k + (2q^3 + 7 + 3z) + 3z + 4g + 8b + 11m`.
 
     ## Action Space
-    `Discrete(len(rules) * max_seq_len)`: `(rule, node)` flattened as
-    `rule * max_seq_len + node`, nodes counted left to right (in-order), with the
-    seven core rules.
+    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
+    core rules.
 
     ## Observation Space
-    Any of the four observation types of `MathyEnvState.to_observation` (flat by
-    default), built from the expression tree and the valid-move mask.
+    As for every `GoalEnv` (see its docstring).
 
     ## Rewards
     The win signal on simplifying; `LOSE` (-1) when the two moves run out;
     otherwise the `MathyEnv` step rewards.
 
     ## Starting State
-    6-12 terms (easy), 9-16 (normal) or 16-22 (hard), sometimes with a run of them
-    parenthesized. Complexity is the number of terms.
+    `combine_in_place` (in this file): 6-12 terms (easy), 9-16 (normal) or 16-22
+    (hard), sometimes with a run of them parenthesized, that two moves (factor
+    out, then add the coefficients) simplify. Complexity is the number of terms.
 
     ## Episode End
     Won when no like terms remain and every term is in preferred form; lost after
@@ -60,3 +76,54 @@ class PolyCombineInPlace(SimplifyGoalEnv):
             self.np_random, rand_int(self.np_random, low, high)
         )
         return MathyEnvProblem(text, complexity, self.get_env_namespace())
+
+
+def combine_in_place(
+    rng: np.random.Generator, num_terms: int, parenthesize_probability: float = 0.3
+) -> GeneratedProblem:
+    """A long sum of unlike terms holding exactly one adjacent like pair, which two
+    moves (factor out, then add the coefficients) combine. A parenthesized run
+    never separates the pair. Complexity: `num_terms`."""
+    if num_terms < 3:
+        raise ValueError(f"num_terms must be at least 3, got {num_terms}")
+
+    def build() -> GeneratedProblem:
+        like = rand_templates(rng, 1)
+        terms, _ = rand_unlike_terms(rng, num_terms - 2, like, constant_probability=0.3)
+        pair = " + ".join(rand_term(rng, like[0]) for _ in range(2))
+        terms.insert(rand_int(rng, 0, len(terms)), pair)
+        return GeneratedProblem(
+            join_terms(rng, terms, ("+",), parenthesize_probability), num_terms
+        )
+
+    def rejects(parsed: ParsedExpression) -> bool:
+        return is_simplified(parsed.tree) or not combines_in_two_moves(parsed)
+
+    return retry(build, rejects, "combine_in_place")
+
+
+_FACTOR_OUT = DistributiveFactorOutRule()
+_ADD_CONSTANTS = ConstantsSimplifyRule()
+
+
+def combines_in_two_moves(start: ParsedExpression) -> bool:
+    """Factoring out some node, then simplifying constants at some node, leaves a
+    simplified expression."""
+    for index, node in enumerate(start.nodes):
+        if not _FACTOR_OUT.can_apply_to(node):
+            continue
+        factored = _rewritten(start, _FACTOR_OUT, index)
+        for second, inner in enumerate(factored.nodes):
+            if _ADD_CONSTANTS.can_apply_to(inner):
+                if is_simplified(_rewritten(factored, _ADD_CONSTANTS, second).tree):
+                    return True
+    return False
+
+
+def _rewritten(parsed: ParsedExpression, rule: BaseRule, index: int) -> ParsedExpression:
+    change = parsed.rewrite(rule, index)
+    assert change.result is not None
+    return parse(str(change.result.get_root()))
+
+
+__all__ = ("PolyCombineInPlace", "TERM_COUNTS", "combine_in_place", "combines_in_two_moves")

@@ -1,8 +1,19 @@
-"""PolyCommuteLikeTerms: bring a like pair together so it can be factored."""
+"""PolyCommuteLikeTerms: bring a like pair together so it can be factored.
 
+Its generator, `commute_like_terms`, is below the env."""
+
+import numpy as np
 from mathy_core import MathExpression
 
-from ..problems import commute_like_terms, rand_int
+from ..problems import (
+    GeneratedProblem,
+    rand_int,
+    rand_templates,
+    rand_term,
+    rand_unlike_terms,
+    retry,
+    tree_check,
+)
 from ..state import MathyEnvState
 from ..terms import factor_out_applies
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
@@ -24,21 +35,20 @@ class PolyCommuteLikeTerms(GoalEnv):
     Example problems: `4x + 2y + 3x` and `5b + 2z + 7a + 8k + z + 3m`.
 
     ## Action Space
-    `Discrete(len(rules) * max_seq_len)`: `(rule, node)` flattened as
-    `rule * max_seq_len + node`, nodes counted left to right (in-order), with the
-    seven core rules.
+    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
+    core rules.
 
     ## Observation Space
-    Any of the four observation types of `MathyEnvState.to_observation` (flat by
-    default), built from the expression tree and the valid-move mask.
+    As for every `GoalEnv` (see its docstring).
 
     ## Rewards
     The win signal when factor out becomes possible; `LOSE` (-1) on running out of
     moves or a fourth revisit; otherwise the `MathyEnv` step rewards.
 
     ## Starting State
-    `k` blockers between the pair: 1-2 (easy), 2-3 (normal), 5-9 (hard), with up to
-    two unlike terms on each side. Complexity is `k + 1`.
+    `commute_like_terms` (in this file): `k` blockers between the pair, 1-2
+    (easy), 2-3 (normal) or 5-9 (hard), with up to two unlike terms on each side.
+    Complexity is `k + 1`.
 
     ## Episode End
     Won when distributive factor out applies to some node; lost after
@@ -60,3 +70,32 @@ class PolyCommuteLikeTerms(GoalEnv):
             self.np_random, rand_int(self.np_random, low, high)
         )
         return MathyEnvProblem(text, complexity, self.get_env_namespace())
+
+
+def commute_like_terms(
+    rng: np.random.Generator, num_blockers: int, max_noise: int = 2
+) -> GeneratedProblem:
+    """A sum with one like pair separated by `num_blockers` unlike terms, plus up to
+    `max_noise` unlike terms on each side. Complexity: `num_blockers + 1`."""
+    if num_blockers < 1:
+        raise ValueError(f"num_blockers must be at least 1, got {num_blockers}")
+
+    def build() -> GeneratedProblem:
+        like = rand_templates(rng, 1, common=True)
+        left = rand_int(rng, 0, max_noise)
+        right = rand_int(rng, 0, max_noise)
+        others, _ = rand_unlike_terms(rng, left + num_blockers + right, like)
+        pair = [rand_term(rng, like[0]) for _ in range(2)]
+        terms = (
+            others[:left]
+            + [pair[0]]
+            + others[left : left + num_blockers]
+            + [pair[1]]
+            + others[left + num_blockers :]
+        )
+        return GeneratedProblem(" + ".join(terms), num_blockers + 1)
+
+    return retry(build, tree_check(factor_out_applies), "commute_like_terms")
+
+
+__all__ = ("BLOCKER_COUNTS", "PolyCommuteLikeTerms", "commute_like_terms")

@@ -1,8 +1,20 @@
-"""PolyGroupLikeTerms: reorder a sum so each kind of term forms one run."""
+"""PolyGroupLikeTerms: reorder a sum so each kind of term forms one run.
 
+Its generator, `group_like_terms`, is below the env."""
+
+import numpy as np
 from mathy_core import MathExpression
 
-from ..problems import group_like_terms, rand_int
+from ..problems import (
+    GeneratedProblem,
+    chance,
+    rand_int,
+    rand_templates,
+    rand_term,
+    retry,
+    shuffled,
+    tree_check,
+)
 from ..state import MathyEnvState
 from ..terms import like_terms_grouped
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
@@ -25,21 +37,20 @@ class PolyGroupLikeTerms(GoalEnv):
     `4x + 2y + x + 7z + y` and `x^2 + 3k + 5x^2 + 2y + 9k + y`.
 
     ## Action Space
-    `Discrete(len(rules) * max_seq_len)`: `(rule, node)` flattened as
-    `rule * max_seq_len + node`, nodes counted left to right (in-order), with the
-    seven core rules.
+    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
+    core rules.
 
     ## Observation Space
-    Any of the four observation types of `MathyEnvState.to_observation` (flat by
-    default), built from the expression tree and the valid-move mask.
+    As for every `GoalEnv` (see its docstring).
 
     ## Rewards
     The win signal once grouped; `LOSE` (-1) on running out of moves or a fourth
     revisit; otherwise the `MathyEnv` step rewards.
 
     ## Starting State
-    A shuffled sum of 5-7 terms (easy), 5-10 (normal) or 11-16 (hard) with one or
-    more kinds of term split apart. Complexity is the number of terms.
+    `group_like_terms` (in this file): a shuffled sum of 5-7 terms (easy), 5-10
+    (normal) or 11-16 (hard) with one or more kinds of term split apart.
+    Complexity is the number of terms.
 
     ## Episode End
     Won when each kind of term forms one run; lost after `complexity * 4` moves or
@@ -61,3 +72,28 @@ class PolyGroupLikeTerms(GoalEnv):
             self.np_random, rand_int(self.np_random, low, high)
         )
         return MathyEnvProblem(text, complexity, self.get_env_namespace())
+
+
+def group_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedProblem:
+    """A shuffled sum of `num_terms` terms in which some kind of term appears more
+    than once, and at least one kind is split into separate runs.
+    Complexity: `num_terms`."""
+    if num_terms < 3:
+        raise ValueError(f"num_terms must be at least 3, got {num_terms}")
+
+    def build() -> GeneratedProblem:
+        groups = rand_int(rng, 1, max(1, num_terms // 3))
+        kinds = rand_templates(rng, groups, common=True)
+        members = [kind for kind in kinds for _ in range(2)]
+        for _ in range(num_terms - len(members)):
+            if chance(rng, 0.5):
+                members.append(kinds[int(rng.integers(len(kinds)))])
+            else:
+                members.extend(rand_templates(rng, 1, kinds + members))
+        terms = shuffled(rng, [rand_term(rng, kind) for kind in members])
+        return GeneratedProblem(" + ".join(terms), num_terms)
+
+    return retry(build, tree_check(like_terms_grouped), "group_like_terms")
+
+
+__all__ = ("PolyGroupLikeTerms", "TERM_COUNTS", "group_like_terms")

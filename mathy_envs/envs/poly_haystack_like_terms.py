@@ -1,7 +1,10 @@
-"""PolyHaystackLikeTerms: find the one pair of like terms in a sum."""
+"""PolyHaystackLikeTerms: find the one pair of like terms in a sum.
+
+Its generator, `haystack_like_terms`, is below the env."""
 
 from typing import Any, List, Optional, Tuple, Type
 
+import numpy as np
 from mathy_core import BaseRule, MathExpression
 from mathy_core.rules import (
     AssociativeSwapRule,
@@ -13,7 +16,7 @@ from mathy_core.rules import (
     VariableMultiplyRule,
 )
 
-from ..problems import haystack_like_terms, rand_int
+from ..problems import GeneratedProblem, rand_int, rand_templates, rand_term, retry, shuffled
 from ..state import MathyEnvState
 from ..terms import like_term_indexes, term_indexes
 from ..types import EnvRewards, MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
@@ -36,14 +39,12 @@ class PolyHaystackLikeTerms(GoalEnv):
     `7b^2 + 2q + 5m + 3q + 8z`.
 
     ## Action Space
-    `Discrete(len(rules) * max_seq_len)`: `(rule, node)` flattened as
-    `rule * max_seq_len + node`, nodes counted left to right (in-order), with the
-    seven core rules. Commutative swap may reorder preferred-form terms
-    (`preferred_term_commute=True`), so every term node has a valid action.
+    As for every `GoalEnv` (see its docstring), with one difference: commutative
+    swap may reorder preferred-form terms (`preferred_term_commute=True`), so
+    every term node has a valid action.
 
     ## Observation Space
-    Any of the four observation types of `MathyEnvState.to_observation` (flat by
-    default), built from the expression tree and the valid-move mask.
+    As for every `GoalEnv` (see its docstring).
 
     ## Rewards
     The win signal on acting at a like term. Every rule but restate subtraction
@@ -52,8 +53,9 @@ class PolyHaystackLikeTerms(GoalEnv):
     divided by the largest term index (clipped so it is in [-2, -1]).
 
     ## Starting State
-    3-8 terms (easy), 4-7 (normal) or 5-12 (hard), each a coefficient times a
-    variable (sometimes with an exponent). Complexity is 2.
+    `haystack_like_terms` (in this file): 3-8 terms (easy), 4-7 (normal) or 5-12
+    (hard), each a coefficient times a variable (sometimes with an exponent).
+    Complexity is 2.
 
     ## Episode End
     Won on acting at a like term; lost after `complexity` (2) moves or on a fourth
@@ -122,3 +124,22 @@ class PolyHaystackLikeTerms(GoalEnv):
             self.np_random, rand_int(self.np_random, low, high)
         )
         return MathyEnvProblem(text, complexity, self.get_env_namespace())
+
+
+def haystack_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedProblem:
+    """A sum of `num_terms` terms, each a coefficient times a variable (maybe with
+    an exponent), in which exactly one pair of terms is alike. Complexity: 2."""
+    if num_terms < 2:
+        raise ValueError(f"num_terms must be at least 2, got {num_terms}")
+
+    def build() -> GeneratedProblem:
+        kinds = rand_templates(rng, num_terms - 1)
+        terms = [rand_term(rng, kind, coefficient_probability=1.0) for kind in kinds]
+        like = kinds[int(rng.integers(len(kinds)))]
+        terms.append(rand_term(rng, like, 1.0))
+        return GeneratedProblem(" + ".join(shuffled(rng, terms)), 2)
+
+    return retry(build, lambda parsed: False, "haystack_like_terms")
+
+
+__all__ = ("PolyHaystackLikeTerms", "TERM_COUNTS", "haystack_like_terms")

@@ -1,8 +1,24 @@
-"""PolySimplify: combine like terms until the polynomial is fully simplified."""
+"""PolySimplify: combine like terms until the polynomial is fully simplified.
 
-from typing import Any, List, Optional
+Its generator, `simplify_terms`, is below the env."""
 
-from ..problems import rand_int, simplify_terms
+from typing import Any, List, Optional, Sequence
+
+import numpy as np
+
+from ..problems import (
+    GeneratedProblem,
+    TermTemplate,
+    chance,
+    join_terms,
+    rand_int,
+    rand_templates,
+    rand_term,
+    retry,
+    shuffled,
+    tree_check,
+)
+from ..terms import is_simplified
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .goal import SimplifyGoalEnv
 
@@ -22,14 +38,11 @@ class PolySimplify(SimplifyGoalEnv):
     `2x + 5y + x` and `4x^2 + (3z + 7x^2) + z`.
 
     ## Action Space
-    `Discrete(len(rules) * max_seq_len)`: an action is `(rule, node)`, flattened as
-    `rule * max_seq_len + node`, with nodes counted left to right (in-order). The
-    seven core rules are used; most `(rule, node)` pairs are invalid in a given
-    state (see `get_valid_moves`).
+    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
+    core rules.
 
     ## Observation Space
-    Any of the four observation types of `MathyEnvState.to_observation` (flat by
-    default), built from the expression tree and the valid-move mask.
+    As for every `GoalEnv` (see its docstring).
 
     ## Rewards
     The win signal (`1 + 1/moves_used`, capped at 2) when the expression is
@@ -38,9 +51,9 @@ class PolySimplify(SimplifyGoalEnv):
     -0.01, time step -0.01, revisits -0.02 per visit).
 
     ## Starting State
-    A generated sum of terms with at least one group of like terms, sometimes
-    shuffled or partly parenthesized: 2-5 terms (easy), 4-7 (normal), 4-9 (hard).
-    Complexity is the number of terms.
+    `simplify_terms` (in this file): a sum of terms with at least one group of
+    like terms, sometimes shuffled or partly parenthesized: 2-5 terms (easy), 4-7
+    (normal), 4-9 (hard). Complexity is the number of terms.
 
     ## Episode End
     The episode is won when no like terms remain and every term is in preferred
@@ -65,3 +78,44 @@ class PolySimplify(SimplifyGoalEnv):
         num_terms = rand_int(self.np_random, low, high)
         text, complexity = simplify_terms(self.np_random, num_terms, ops=self.ops)
         return MathyEnvProblem(text, complexity, self.get_env_namespace())
+
+
+def simplify_terms(
+    rng: np.random.Generator,
+    num_terms: int,
+    ops: Sequence[str] = ("+",),
+    noise_probability: float = 0.5,
+    shuffle_probability: float = 0.66,
+    parenthesize_probability: float = 0.2,
+) -> GeneratedProblem:
+    """A sum of `num_terms` terms holding groups of like terms.
+
+    At least one kind of term appears twice or more; each leftover term is either
+    noise (a kind that appears once) or one more like term. Terms are sometimes
+    shuffled and a run of them sometimes parenthesized. Complexity: `num_terms`.
+    """
+    if num_terms < 2:
+        raise ValueError(f"a simplify problem needs at least 2 terms, got {num_terms}")
+    if not ops:
+        raise ValueError("ops must name at least one operator")
+
+    def build() -> GeneratedProblem:
+        groups = rand_int(rng, 1, num_terms // 2)
+        templates = rand_templates(rng, groups, common=True)
+        members = [t for t in templates for _ in range(2)]
+        noise_kinds: List[TermTemplate] = []
+        for _ in range(num_terms - len(members)):
+            if chance(rng, noise_probability):
+                noise_kinds.extend(rand_templates(rng, 1, templates + noise_kinds))
+            else:
+                members.append(templates[int(rng.integers(len(templates)))])
+        terms = [rand_term(rng, kind) for kind in members + noise_kinds]
+        if chance(rng, shuffle_probability):
+            terms = shuffled(rng, terms)
+        text = join_terms(rng, terms, ops, parenthesize_probability)
+        return GeneratedProblem(text, num_terms)
+
+    return retry(build, tree_check(is_simplified), "simplify_terms")
+
+
+__all__ = ("PolySimplify", "TERM_COUNTS", "simplify_terms")

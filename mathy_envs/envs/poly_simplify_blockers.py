@@ -1,6 +1,22 @@
-"""PolySimplifyBlockers: move a like term around blockers, then simplify."""
+"""PolySimplifyBlockers: move a like term around blockers, then simplify.
 
-from ..problems import commute_blockers, rand_int
+Its generator, `commute_blockers`, is below the env."""
+
+from typing import Sequence
+
+import numpy as np
+
+from ..problems import (
+    GeneratedProblem,
+    chance,
+    rand_int,
+    rand_templates,
+    rand_term,
+    rand_unlike_terms,
+    retry,
+    tree_check,
+)
+from ..terms import is_simplified
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .goal import SimplifyGoalEnv
 
@@ -20,13 +36,11 @@ class PolySimplifyBlockers(SimplifyGoalEnv):
     Example problems: `4x + (y + f) + x` and `7a + 4x + (2f + j) + x + 3d`.
 
     ## Action Space
-    `Discrete(len(rules) * max_seq_len)`: `(rule, node)` flattened as
-    `rule * max_seq_len + node`, nodes counted left to right (in-order), with the
-    seven core rules.
+    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
+    core rules.
 
     ## Observation Space
-    Any of the four observation types of `MathyEnvState.to_observation` (flat by
-    default), built from the expression tree and the valid-move mask.
+    As for every `GoalEnv` (see its docstring).
 
     ## Rewards
     The win signal (`1 + 1/moves_used`, capped at 2) on simplifying; `LOSE` (-1)
@@ -34,8 +48,9 @@ class PolySimplifyBlockers(SimplifyGoalEnv):
     rewards.
 
     ## Starting State
-    A like pair around 1-2 blockers (easy), 2-4 (normal) or 3-6 (hard), either
-    alone or inside a four-term frame. Complexity is the number of terms.
+    `commute_blockers` (in this file): a like pair around 1-2 blockers (easy), 2-4
+    (normal) or 3-6 (hard), either alone or inside a four-term frame. Complexity
+    is the number of terms.
 
     ## Episode End
     Won when no like terms remain and every term is in preferred form; lost after
@@ -54,3 +69,34 @@ class PolySimplifyBlockers(SimplifyGoalEnv):
             self.np_random, rand_int(self.np_random, low, high)
         )
         return MathyEnvProblem(text, complexity, self.get_env_namespace())
+
+
+def commute_blockers(rng: np.random.Generator, num_blockers: int) -> GeneratedProblem:
+    """Two like terms kept apart by a parenthesized group of blocker terms.
+
+    Either `4x + (y + f) + x` (complexity `num_blockers + 2`) or the pair inside a
+    four-term frame, `7a + 4x + (2f + j) + x + 3d` (complexity `num_blockers + 4`).
+    """
+    if num_blockers < 1:
+        raise ValueError(f"num_blockers must be at least 1, got {num_blockers}")
+
+    def build() -> GeneratedProblem:
+        like = rand_templates(rng, 1, common=True)
+        first, second = (rand_term(rng, like[0]) for _ in range(2))
+        blockers, kinds = rand_unlike_terms(rng, num_blockers, like)
+        middle = _parenthesized(blockers)
+        if chance(rng, 0.5):
+            return GeneratedProblem(f"{first} + {middle} + {second}", num_blockers + 2)
+        frame, _ = rand_unlike_terms(rng, 2, like + kinds)
+        text = f"{frame[0]} + {first} + {middle} + {second} + {frame[1]}"
+        return GeneratedProblem(text, num_blockers + 4)
+
+    return retry(build, tree_check(is_simplified), "commute_blockers")
+
+
+def _parenthesized(terms: Sequence[str]) -> str:
+    inner = " + ".join(terms)
+    return f"({inner})" if len(terms) > 1 else inner
+
+
+__all__ = ("BLOCKER_COUNTS", "PolySimplifyBlockers", "commute_blockers")

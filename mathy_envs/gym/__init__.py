@@ -1,8 +1,9 @@
 """Gymnasium adapter for the mathy environments.
 
-Importing this module registers 24 environment ids, `mathy-{task}-{difficulty}-v0`,
-for every built-in task and difficulty. It needs gymnasium:
-`pip install mathy_envs[gym]`.
+Importing this module registers the environment ids `mathy-{task}-{difficulty}-v0`
+for every built-in task (`mathy_envs.envs.ENV_TASKS`) and difficulty; register
+your own environment classes with `register_envs({"my-task": MyEnv})`. It needs
+gymnasium: `pip install mathy_envs[gym]`.
 """
 
 try:
@@ -14,7 +15,14 @@ except ImportError as error:  # pragma: no cover - exercised by a test that hide
     ) from error
 
 from .env import MathyGymEnv, StepChange
-from .registration import GYM_ENV_CLASSES, GYM_ENV_IDS, gym_id, register_envs
+from .registration import (
+    GYM_ENV_CLASSES,
+    GYM_ENV_IDS,
+    GymEnvFactory,
+    gym_env_factories,
+    gym_id,
+    register_envs,
+)
 from .spaces import MaskedDiscrete, observation_space
 
 register_envs()
@@ -22,9 +30,11 @@ register_envs()
 __all__ = (
     "GYM_ENV_CLASSES",
     "GYM_ENV_IDS",
+    "GymEnvFactory",
     "MaskedDiscrete",
     "MathyGymEnv",
     "StepChange",
+    "gym_env_factories",
     "gym_id",
     "observation_space",
     "register_envs",

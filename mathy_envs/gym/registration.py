@@ -1,14 +1,30 @@
-"""One `MathyGymEnv` class per built-in task and difficulty, registered with
-Gymnasium as `mathy-{task}-{difficulty}-v0`."""
+"""Gymnasium ids for mathy tasks: `mathy-{task}-{difficulty}-v0`, one per task of
+`mathy_envs.envs.ENV_TASKS` (or of your own mapping) and difficulty.
 
-from typing import Any, Dict, List, Type
+Every id is registered with Gymnasium's own keywords: the entry point is
+`MathyGymEnv` and the registered `kwargs` hold the env class and the difficulty,
+`{"env_class": ..., "env_problem_args": MathyEnvProblemArgs(difficulty)}`.
+`gymnasium.make(id, **kwargs)` merges its keywords over those (a copy of the
+registered ones, updated with yours), so any `MathyGymEnv` or `MathyEnv` keyword
+passes through.
+"""
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Type
 
 import gymnasium
+from gymnasium.envs.registration import EnvSpec
 
 from ..env import MathyEnv
 from ..envs import ENV_TASKS
 from ..types import MathyEnvDifficulty, MathyEnvProblemArgs
 from .env import MathyGymEnv
+
+ENTRY_POINT = f"{MathyGymEnv.__module__}:{MathyGymEnv.__qualname__}"
+"""The entry point every id is registered with, `mathy_envs.gym.env:MathyGymEnv`."""
+
+_LOCK = threading.Lock()
 
 
 def gym_id(task: str, difficulty: MathyEnvDifficulty) -> str:
@@ -16,48 +32,111 @@ def gym_id(task: str, difficulty: MathyEnvDifficulty) -> str:
     return f"mathy-{task}-{difficulty.value}-v0"
 
 
-def _task_class(
-    env_class: Type[MathyEnv], difficulty: MathyEnvDifficulty
-) -> Type[MathyGymEnv]:
-    name = f"{env_class.__name__}{difficulty.value.capitalize()}GymEnv"
+@dataclass(frozen=True)
+class GymEnvFactory:
+    """Builds `MathyGymEnv(env_class, env_problem_args=MathyEnvProblemArgs(difficulty),
+    **kwargs)`: calling it takes the keywords of `MathyGymEnv` (and of the
+    `MathyEnv` class), and an `env_problem_args` keyword overrides the difficulty.
 
-    def __init__(self: MathyGymEnv, **kwargs: Any) -> None:
-        kwargs.setdefault("env_problem_args", MathyEnvProblemArgs(difficulty))
-        MathyGymEnv.__init__(self, env_class, **kwargs)
+    A factory pickles (by reference to its env class), and every env it builds
+    gets its own `MathyEnvProblemArgs`.
+    """
 
-    doc = (
-        f"{env_class.__name__} at {difficulty.value} difficulty as a Gymnasium env; "
-        f"keywords are those of `MathyGymEnv` and `{env_class.__name__}`."
-    )
-    cls = type(
-        name,
-        (MathyGymEnv,),
-        {"__init__": __init__, "__doc__": doc, "__module__": __name__, "__qualname__": name},
-    )
-    return cls
+    env_class: Type[MathyEnv]
+    difficulty: MathyEnvDifficulty
+
+    def kwargs(self) -> Dict[str, Any]:
+        """The keywords the id is registered with."""
+        return {
+            "env_class": self.env_class,
+            "env_problem_args": MathyEnvProblemArgs(self.difficulty),
+        }
+
+    def __call__(self, **kwargs: Any) -> MathyGymEnv:
+        return MathyGymEnv(**{**self.kwargs(), **kwargs})
 
 
-GYM_ENV_CLASSES: Dict[str, Type[MathyGymEnv]] = {}
-"""Gymnasium id -> its env class."""
+def gym_env_factories(
+    tasks: Optional[Mapping[str, Type[MathyEnv]]] = None,
+) -> Dict[str, GymEnvFactory]:
+    """Gymnasium id -> its `GymEnvFactory`, for every task of `tasks` (task name ->
+    `MathyEnv` class; the built-in `ENV_TASKS` by default) and every difficulty."""
+    tasks = ENV_TASKS if tasks is None else tasks
+    factories: Dict[str, GymEnvFactory] = {}
+    for task, env_class in tasks.items():
+        if not (isinstance(env_class, type) and issubclass(env_class, MathyEnv)):
+            raise ValueError(
+                f"task {task!r}: expected a MathyEnv subclass, got {env_class!r}"
+            )
+        for difficulty in MathyEnvDifficulty:
+            factories[gym_id(task, difficulty)] = GymEnvFactory(env_class, difficulty)
+    return factories
 
-for _task, _env_class in ENV_TASKS.items():
-    for _difficulty in MathyEnvDifficulty:
-        _cls = _task_class(_env_class, _difficulty)
-        globals()[_cls.__name__] = _cls  # importable by name, so instances pickle
-        GYM_ENV_CLASSES[gym_id(_task, _difficulty)] = _cls
+
+GYM_ENV_CLASSES: Dict[str, GymEnvFactory] = gym_env_factories()
+"""Built-in Gymnasium id -> a `GymEnvFactory`: a picklable callable taking the
+keywords of `MathyGymEnv`, so `GYM_ENV_CLASSES[id](**kwargs)` builds the env that
+`gymnasium.make(id, **kwargs)` wraps. (The values used to be one generated
+`MathyGymEnv` subclass per id; every env is now a plain `MathyGymEnv`.)"""
 
 GYM_ENV_IDS: List[str] = list(GYM_ENV_CLASSES)
+"""The built-in Gymnasium ids, derived from `ENV_TASKS` x `MathyEnvDifficulty`."""
 
 
-def register_envs() -> None:
-    """Register every id with Gymnasium (ids already registered are left alone)."""
-    for env_id, cls in GYM_ENV_CLASSES.items():
-        if env_id not in gymnasium.registry:
-            gymnasium.register(
-                id=env_id,
-                entry_point=f"{cls.__module__}:{cls.__name__}",
-                disable_env_checker=False,
-            )
+def register_envs(tasks: Optional[Mapping[str, Type[MathyEnv]]] = None) -> List[str]:
+    """Register `mathy-{task}-{difficulty}-v0` with Gymnasium for every task of
+    `tasks` (task name -> `MathyEnv` class; the built-in `ENV_TASKS` by default)
+    and every difficulty, and return those ids.
+
+    Ids already registered are left alone (no "overriding" warning): to change
+    one, remove it from `gymnasium.registry` first. The one exception is an id
+    registered for an earlier copy of the same class (same module and name, its
+    module imported again since), which is registered anew for the class given.
+    Registration holds a lock, so threads registering at once never register an
+    id twice.
+
+    ```python
+    register_envs({"my-task": MyEnv})  # mathy-my-task-{easy,normal,hard}-v0
+    env = gymnasium.make("mathy-my-task-easy-v0", max_seq_len=64)
+    ```
+    """
+    factories = gym_env_factories(tasks)
+    with _LOCK:
+        for env_id, factory in factories.items():
+            spec = gymnasium.registry.get(env_id)
+            if spec is not None and _stale(spec, factory):
+                del gymnasium.registry[env_id]
+                spec = None
+            if spec is None:
+                gymnasium.register(
+                    id=env_id,
+                    entry_point=ENTRY_POINT,
+                    kwargs=factory.kwargs(),
+                    disable_env_checker=False,
+                )
+    return list(factories)
 
 
-__all__ = ("GYM_ENV_CLASSES", "GYM_ENV_IDS", "gym_id", "register_envs")
+def _stale(spec: EnvSpec, factory: GymEnvFactory) -> bool:
+    """Whether `spec` was registered for an earlier copy of `factory`'s class, left
+    behind when its module (or mathy_envs) was imported again."""
+    registered = spec.kwargs.get("env_class")
+    current = factory.env_class
+    return (
+        spec.entry_point == ENTRY_POINT
+        and isinstance(registered, type)
+        and registered is not current
+        and registered.__module__ == current.__module__
+        and registered.__qualname__ == current.__qualname__
+    )
+
+
+__all__ = (
+    "ENTRY_POINT",
+    "GYM_ENV_CLASSES",
+    "GYM_ENV_IDS",
+    "GymEnvFactory",
+    "gym_env_factories",
+    "gym_id",
+    "register_envs",
+)

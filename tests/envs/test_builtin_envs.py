@@ -44,6 +44,7 @@ from mathy_core.rules import (
 
 from mathy_envs import MathyEnv, MathyEnvState
 from mathy_envs.envs import (
+    ENV_TASKS,
     MATHY_BUILTIN_ENVS,
     BinomialDistribute,
     ComplexSimplify,
@@ -439,8 +440,10 @@ EASY_CASES = [pytest.param(family, id=family.cls.__name__) for family in FAMILIE
 # -- registration, namespaces, rules, budgets ------------------------------------------
 
 
-def test_builtin_envs_lists_all_eight() -> None:
-    assert len(MATHY_BUILTIN_ENVS) == 8
+def test_builtin_envs_follow_the_registry() -> None:
+    # MATHY_BUILTIN_ENVS is derived from ENV_TASKS, the one registry
+    assert MATHY_BUILTIN_ENVS == list(ENV_TASKS.values())
+    assert len(MATHY_BUILTIN_ENVS) == len(set(MATHY_BUILTIN_ENVS)) == len(ENV_TASKS)
     assert set(MATHY_BUILTIN_ENVS) == set(BY_CLASS)
     for cls in MATHY_BUILTIN_ENVS:
         assert issubclass(cls, MathyEnv)
@@ -799,7 +802,7 @@ def sequences_in_process() -> Dict[str, List[str]]:
 @pytest.mark.parametrize("hash_seed", ["0", "1", "4242"])
 def test_same_seed_same_problems_in_every_process(hash_seed: str) -> None:
     here = sequences_in_process()
-    assert len(here) == 24
+    assert len(here) == len(ENV_TASKS) * len(MathyEnvDifficulty)
     for texts in here.values():
         assert len(set(texts[:12])) > 1  # the sequence moves on
     env = {**os.environ, "PYTHONHASHSEED": hash_seed}

@@ -1,4 +1,5 @@
-"""PolySimplify (SPEC section 6): wins, budgets, generated problems, seeding."""
+"""PolySimplify (SPEC section 6): wins, budgets, generated problems, seeding, and
+its generator `simplify_terms` (in `mathy_envs/envs/poly_simplify.py`)."""
 
 import json
 from typing import Any, List
@@ -7,9 +8,12 @@ import numpy as np
 import pytest
 from mathy_core import get_terms, has_like_terms
 from mathy_core.rules import ConstantsSimplifyRule, DistributiveFactorOutRule
+from oracles import like_pairs
+from oracles import simplified as simplified_tree
 
 from mathy_envs import MathyEnv
 from mathy_envs.envs import MATHY_BUILTIN_ENVS, PolySimplify
+from mathy_envs.envs.poly_simplify import simplify_terms
 from mathy_envs.time_step import is_terminal_transition
 from mathy_envs.types import (
     EnvRewards,
@@ -242,3 +246,40 @@ def test_env_random_action_agent_is_reproducible() -> None:
         return log
 
     assert play(3) == play(3)
+
+
+# -- the generator, simplify_terms (mathy_envs/envs/poly_simplify.py) ------------------
+# Expectations from mathy_core (`oracles`): `simplified_tree` is SPEC's
+# "simplified" of a tree, like `simplified` above is of a text.
+
+SAMPLES = 40
+
+
+@pytest.mark.parametrize("num_terms", range(2, 10))
+def test_simplify_terms(num_terms: int) -> None:
+    rng = np.random.default_rng(num_terms)
+    for _ in range(SAMPLES):
+        text, complexity = simplify_terms(rng, num_terms)
+        tree = parse(text)
+        terms = get_terms(tree)
+        assert complexity == len(terms) == num_terms, text
+        assert like_pairs(terms), text
+        assert not simplified_tree(tree), text
+        assert " - " not in text
+
+
+def test_simplify_terms_ops_and_shapes() -> None:
+    rng = np.random.default_rng(1)
+    plus_minus = [simplify_terms(rng, 6, ops=("+", "-")).text for _ in range(60)]
+    assert any(" - " in text for text in plus_minus)
+    assert any(" + " in text for text in plus_minus)
+    minus = [simplify_terms(rng, 4, ops=("-",)).text for _ in range(30)]
+    assert all(" + " not in text and " - " in text for text in minus)
+    for text in plus_minus + minus:
+        assert not simplified_tree(parse(text)), text
+    texts = [simplify_terms(rng, 7).text for _ in range(100)]
+    assert any("(" in text for text in texts)  # sometimes parenthesized
+    never = [
+        simplify_terms(rng, 7, parenthesize_probability=0.0).text for _ in range(40)
+    ]
+    assert not any("(" in text for text in never)

@@ -11,6 +11,7 @@ import pickle
 import re
 import subprocess
 import sys
+import threading
 import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
@@ -27,6 +28,7 @@ import mathy_envs.gym
 from mathy_envs import MathyEnvState, ObservationType
 from oracles import parse
 from mathy_envs.envs import (
+    ENV_TASKS,
     BinomialDistribute,
     ComplexSimplify,
     PolyCombineInPlace,
@@ -37,6 +39,7 @@ from mathy_envs.envs import (
     PolySimplifyBlockers,
 )
 from mathy_envs.gym import (
+    GYM_ENV_CLASSES,
     GYM_ENV_IDS,
     MaskedDiscrete,
     MathyGymEnv,
@@ -163,9 +166,80 @@ def _play(
 
 def test_registered_ids() -> None:
     assert sorted(GYM_ENV_IDS) == sorted(EXPECTED_IDS)
-    assert len(set(GYM_ENV_IDS)) == 24
+    assert len(set(GYM_ENV_IDS)) == len(ENV_TASKS) * len(MathyEnvDifficulty)
     mathy_ids = {i for i in gymnasium.registry if i.startswith("mathy-")}
     assert mathy_ids == set(EXPECTED_IDS)
+
+
+@pytest.mark.parametrize("env_id", EXPECTED_IDS)
+def test_ids_are_registered_with_gymnasium_keywords(env_id: str) -> None:
+    """Entry point `MathyGymEnv`, and the env class and difficulty as `kwargs`."""
+    task, difficulty = re.fullmatch(r"mathy-(.+)-(easy|normal|hard)-v0", env_id).groups()
+    spec = gymnasium.spec(env_id)
+    assert spec.entry_point == "mathy_envs.gym.env:MathyGymEnv"
+    assert set(spec.kwargs) == {"env_class", "env_problem_args"}
+    assert spec.kwargs["env_class"] is TASKS[task]
+    assert spec.kwargs["env_problem_args"] == MathyEnvProblemArgs(MathyEnvDifficulty(difficulty))
+    assert not hasattr(mathy_envs.gym.registration, f"{TASKS[task].__name__}EasyGymEnv")
+
+
+def test_make_keywords_override_the_registered_ones() -> None:
+    env = _make("mathy-poly-easy-v0", env_problem_args=MathyEnvProblemArgs("hard"))
+    assert env.env_problem_args == MathyEnvProblemArgs(MathyEnvDifficulty.hard)
+    again = _make("mathy-poly-easy-v0")  # the registered keywords are untouched
+    assert again.env_problem_args == MathyEnvProblemArgs(MathyEnvDifficulty.easy)
+    assert again.env_problem_args is not gymnasium.spec("mathy-poly-easy-v0").kwargs[
+        "env_problem_args"
+    ]
+
+
+@pytest.mark.parametrize("env_id", EXPECTED_IDS)
+def test_gym_env_classes_build_the_envs_of_make(env_id: str) -> None:
+    assert list(GYM_ENV_CLASSES) == GYM_ENV_IDS
+    factory = GYM_ENV_CLASSES[env_id]
+    env = factory(max_seq_len=64, obs_type="graph", seed=4)
+    made = _make(env_id, max_seq_len=64, obs_type="graph", seed=4)
+    assert type(env) is type(made) is MathyGymEnv
+    assert type(env.mathy) is type(made.mathy)
+    assert env.env_problem_args == made.env_problem_args
+    assert env.mathy.max_seq_len == 64 and env.obs_type is ObservationType.GRAPH
+    _assert_same_obs(env.reset()[0], made.reset()[0])
+    assert _problem(env) == _problem(made)
+    assert pickle.loads(pickle.dumps(factory)) == factory
+    hard = factory(env_problem_args=MathyEnvProblemArgs("hard"))
+    assert hard.env_problem_args == MathyEnvProblemArgs(MathyEnvDifficulty.hard)
+
+
+def test_register_envs_from_threads_registers_each_id_once() -> None:
+    tasks = {"threaded-poly": PolySimplify, "threaded-complex": ComplexSimplify}
+    ids = [f"mathy-{t}-{d}-v0" for t in tasks for d in DIFFICULTIES]
+    results: List[List[str]] = []
+    errors: List[BaseException] = []
+    barrier = threading.Barrier(8)
+
+    def register() -> None:
+        try:
+            barrier.wait()
+            results.append(mathy_envs.gym.register_envs(tasks))
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # an id registered twice would warn
+            threads = [threading.Thread(target=register) for _ in range(8)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        assert not errors, errors
+        assert results == [ids] * 8
+        for env_id in ids:
+            assert gymnasium.spec(env_id).kwargs["env_class"] in tasks.values()
+        assert not set(ids) & set(GYM_ENV_IDS)
+    finally:
+        for env_id in ids:
+            gymnasium.registry.pop(env_id, None)
 
 
 @pytest.mark.parametrize("env_id", EXPECTED_IDS)
@@ -205,8 +279,10 @@ for name in [m for m in sys.modules if m.startswith("mathy_envs")]:
 import mathy_envs.gym
 import mathy_envs.gym.registration
 __import__("importlib").reload(mathy_envs.gym)
+from mathy_envs.envs import ENV_TASKS
+from mathy_envs.types import MathyEnvDifficulty
 ids = sorted(i for i in gymnasium.registry if i.startswith("mathy-"))
-assert len(ids) == 24, ids
+assert len(ids) == len(ENV_TASKS) * len(MathyEnvDifficulty), ids
 env = gymnasium.make("mathy-complex-hard-v0")
 obs, info = env.reset(seed=1)
 env.step(int(info["action_mask"].argmax()))
@@ -983,7 +1059,8 @@ def test_envs_pickle(obs_type: str) -> None:
     obs, info = env.reset(seed=8)
     env.step(int(np.flatnonzero(info["action_mask"])[0]))
     clone = pickle.loads(pickle.dumps(env))
-    assert type(clone) is type(env)
+    assert type(clone) is type(env) is MathyGymEnv
+    assert type(clone.mathy) is PolySimplifyBlockers
     assert _problem(clone) == _problem(env)
     assert clone.state.to_string() == env.state.to_string()
     np.testing.assert_array_equal(clone.action_masks(), env.action_masks())
