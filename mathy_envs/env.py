@@ -53,23 +53,9 @@ class MathyEnv(ActionSpace, Rendering):
             preferred `4x` form
         seed: seed of `np_random`, the generator problems are drawn from
 
-    Every environment shares the action and observation spaces below; the
-    built-in envs' docstrings describe what differs.
-
-    ## Action Space
-    `Discrete(len(rules) * max_seq_len)`: an action is a `(rule, node)` pair,
-    flattened as `rule * max_seq_len + node`, with nodes counted left to right
-    (in-order). The seven core rules are used unless `rules` says otherwise; most
-    pairs are invalid in a given state, and `get_valid_moves` (or
-    `valid_moves_array`) gives the mask of valid ones.
-
-    ## Observation Space
-    Any registered observation type of `MathyEnvState.to_observation` (flat by
-    default), built from the expression tree and the valid-move mask, padded to
-    `max_seq_len` nodes.
-
-    ## Rewards
-    Scored by `reward_scheme`, in the order `mathy_envs.rewards` describes.
+    Transitions are scored by `reward_scheme`, in the order `mathy_envs.rewards`
+    describes; `GoalEnv` (the base of the built-in envs) describes the action and
+    observation spaces.
     """
 
     reward_scheme: RewardScheme = RewardScheme()
@@ -165,8 +151,6 @@ class MathyEnv(ActionSpace, Rendering):
         `expression` is a shared, read-only tree: clone it before changing it.
         """
         return None
-
-    # -- parsing and masks ----------------------------------------------------
 
     # -- episodes ---------------------------------------------------------------
 

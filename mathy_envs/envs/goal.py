@@ -34,8 +34,9 @@ class GoalEnv(MathyEnv):
     `get_valid_moves`), and an invalid one is handled by `invalid_action_response`.
 
     ## Observation Space
-    Any of the four observation types of `MathyEnvState.to_observation` (flat by
-    default), built from the expression tree and the valid-move mask.
+    Any registered observation type of `MathyEnvState.to_observation` (flat by
+    default; see `mathy_envs.observations`), built from the expression tree and the
+    valid-move mask, padded to `max_seq_len` nodes.
 
     ## Writing one
     A new task is a `GoalEnv` subclass with `get_env_namespace`, `is_goal` and
