@@ -192,11 +192,14 @@ class MathyEnv(ActionSpace, Rendering):
         namespace as problem type.
 
         Raises `ValueError` when the text does not parse, is out of the supported
-        range, or has more nodes than `max_seq_len`.
+        range, has more nodes than `max_seq_len`, or is an equation in an env that
+        does not support them.
         """
         if not isinstance(text, str):
             raise ValueError(f"a problem must be a text, got {type(text).__name__} {quote(text)}")
         self.check_fits(text)
+        if not self.supports_equations and self.parse(text).has_equation:
+            raise ValueError(f"{type(self).__name__} does not support equations: {quote(text)}")
         return MathyEnvState(
             problem=text,
             max_moves=self.max_moves if max_moves is None else max_moves,

@@ -1523,12 +1523,16 @@ def test_state_from_text_of_an_equation() -> None:
     env = FixedEnv()
     state = env.state_from_text("x = 2 + 3")
     assert env.get_valid_moves(state) == expected_mask("x = 2 + 3")
-    # ... goal envs (every built-in env) refuse them on use.
+    # ... goal envs (every built-in env) refuse them when the state is built,
+    # and on use of a state built by hand.
     poly = PolySimplify()
+    with pytest.raises(ValueError, match="PolySimplify does not support equations"):
+        poly.state_from_text("x = 2 + 3")
+    by_hand = MathyEnvState(problem="x = 2 + 3", max_moves=10, num_rules=len(poly.rules))
     for use in (
-        lambda: poly.get_valid_moves(poly.state_from_text("x = 2 + 3")),
-        lambda: poly.get_next_state(poly.state_from_text("x = 2 + 3"), (0, 4)),
-        lambda: poly.get_state_transition(poly.state_from_text("x = 2 + 3")),
+        lambda: poly.get_valid_moves(by_hand),
+        lambda: poly.get_next_state(by_hand, (0, 4)),
+        lambda: poly.get_state_transition(by_hand),
     ):
         with pytest.raises(ValueError, match="PolySimplify does not support equations"):
             use()
