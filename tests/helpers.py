@@ -11,7 +11,7 @@ import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, List, Optional, Type
+from typing import Any, Dict, Iterator, List, Optional, Type
 
 import numpy as np
 from mathy_core import BaseRule
@@ -151,6 +151,19 @@ def time_limit(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+def python_environment(hash_seed: str = "0") -> Dict[str, str]:
+    """The environment variables of a child interpreter that imports this
+    checkout's `mathy_envs` (whether or not, and whichever version, is installed):
+    this process's, with the checkout first on `PYTHONPATH` and
+    `PYTHONHASHSEED=hash_seed`."""
+    path = os.environ.get("PYTHONPATH")
+    return {
+        **os.environ,
+        "PYTHONHASHSEED": hash_seed,
+        "PYTHONPATH": os.pathsep.join([str(REPO), path]) if path else str(REPO),
+    }
+
+
 def run_python(
     *args: str,
     hash_seed: str = "0",
@@ -158,19 +171,13 @@ def run_python(
     timeout: float = 120,
 ) -> "subprocess.CompletedProcess[str]":
     """`python *args` in a fresh interpreter that imports this checkout's
-    `mathy_envs` (whether or not, and whichever version, is installed), with
-    `PYTHONHASHSEED=hash_seed`, from `cwd` (the checkout's root by default)."""
-    path = os.environ.get("PYTHONPATH")
-    env = {
-        **os.environ,
-        "PYTHONHASHSEED": hash_seed,
-        "PYTHONPATH": os.pathsep.join([str(REPO), path]) if path else str(REPO),
-    }
+    `mathy_envs` (see `python_environment`), with `PYTHONHASHSEED=hash_seed`,
+    from `cwd` (the checkout's root by default)."""
     return subprocess.run(
         [sys.executable, *args],
         capture_output=True,
         text=True,
         cwd=REPO if cwd is None else cwd,
-        env=env,
+        env=python_environment(hash_seed),
         timeout=timeout,
     )

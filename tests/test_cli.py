@@ -2,12 +2,10 @@
 in a subprocess against the working tree."""
 
 import io
-import os
 import re
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Dict, List, Optional
 
 import pytest
@@ -18,7 +16,8 @@ from mathy_envs.cli import main
 from mathy_envs.envs import ENV_TASKS, PolySimplify
 from mathy_envs.swarm import SwarmConfig, swarm_solve
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import REPO, python_environment, run_python
+
 TASKS = [
     "poly",
     "poly-blockers",
@@ -44,19 +43,8 @@ CLASSES = {
 def cli(
     *args: str, hash_seed: str = "0", timeout: float = 120
 ) -> "subprocess.CompletedProcess[str]":
-    env: Dict[str, str] = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "PYTHONHASHSEED": hash_seed,
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "mathy_envs", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=env,
-        timeout=timeout,
-    )
+    """`mathy-envs *args`, run as `python -m mathy_envs` in a child interpreter."""
+    return run_python("-m", "mathy_envs", *args, hash_seed=hash_seed, timeout=timeout)
 
 
 def assert_ok(result: "subprocess.CompletedProcess[str]", code: int = 0) -> None:
@@ -408,8 +396,8 @@ def test_a_closed_pipe_ends_quietly() -> None:
         [sys.executable, "-m", "mathy_envs", "problems", "poly", "-n", "200000"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=REPO,
+        env=python_environment(),
     )
     assert process.stdout is not None and process.stderr is not None
     first = process.stdout.readline()

@@ -9,20 +9,16 @@ copied from the SPEC table (not from the env modules).
 
 import json
 import math
-import os
 import random
-import subprocess
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple, Type
 
 import numpy as np
 import pytest
+from helpers import CORE_RULE_TYPES, is_last, is_mid, rule_index, run_python, valid_actions
 from oracles import factor_out_anywhere, like_pairs, parse, simplified
 from mathy_core import (
     AddExpression,
-    BaseRule,
     ConstantExpression,
     MathExpression,
     MultiplyExpression,
@@ -63,28 +59,12 @@ from mathy_envs.types import (
     MathyEnvProblemArgs,
 )
 
-REPO = Path(__file__).resolve().parents[2]
 EASY, NORMAL, HARD = MathyEnvDifficulty.easy, MathyEnvDifficulty.normal, MathyEnvDifficulty.hard
 MAX_SEQ_LEN = 128
 PROBLEMS_PER_CASE = 300
 
-CORE_RULE_TYPES: List[Type[BaseRule]] = [
-    ConstantsSimplifyRule,
-    CommutativeSwapRule,
-    DistributiveMultiplyRule,
-    DistributiveFactorOutRule,
-    AssociativeSwapRule,
-    VariableMultiplyRule,
-    RestateSubtractionRule,
-]
-
-
-
 
 # -- independent oracles ------------------------------------------------------------
-
-
-
 
 
 def summands(tree: MathExpression) -> List[MathExpression]:
@@ -157,25 +137,6 @@ def haystack_lose_reward(previous_text: str, node_index: int) -> float:
         return EnvRewards.LOSE
     distance = min(abs(node_index - like) for like in likes)
     return EnvRewards.LOSE - min(1.0, distance / max(terms))
-
-
-def is_mid(step: TimeStep) -> bool:
-    return bool(step.step_type.tolist() == [1])
-
-
-def is_last(step: TimeStep) -> bool:
-    return bool(step.step_type.tolist() == [2])
-
-
-def rule_index(env: MathyEnv, rule_type: Type[BaseRule]) -> int:
-    matches = [i for i, rule in enumerate(env.rules) if isinstance(rule, rule_type)]
-    assert len(matches) == 1
-    return matches[0]
-
-
-def valid_actions(env: MathyEnv, state: MathyEnvState) -> List[Tuple[int, int]]:
-    rules, nodes = np.nonzero(env.valid_moves_array(state))
-    return [(int(r), int(n)) for r, n in zip(rules, nodes)]
 
 
 # -- the SPEC table -----------------------------------------------------------------
@@ -805,17 +766,8 @@ def test_same_seed_same_problems_in_every_process(hash_seed: str) -> None:
     assert len(here) == len(ENV_TASKS) * len(MathyEnvDifficulty)
     for texts in here.values():
         assert len(set(texts[:12])) > 1  # the sequence moves on
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
     code = SEQUENCES_CODE + "\nimport json\nprint(json.dumps(sequences()))\n"
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=env,
-        timeout=300,
-    )
+    result = run_python("-c", code, hash_seed=hash_seed, timeout=300)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == here
 

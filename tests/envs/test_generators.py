@@ -9,15 +9,12 @@ in `tests/test_problems.py`.
 """
 
 import json
-import os
 import random
-import subprocess
-import sys
-from pathlib import Path
 from typing import Callable, Dict, List, Tuple
 
 import numpy as np
 import pytest
+from helpers import REPO, run_python
 
 from mathy_envs.envs.binomial_distribute import (
     STYLES,
@@ -34,7 +31,6 @@ from mathy_envs.envs.poly_simplify_blockers import commute_blockers
 from mathy_envs.problems import GeneratedProblem
 from mathy_envs.types import MathyEnvDifficulty
 
-REPO = Path(__file__).resolve().parents[2]
 HARD = STYLES[MathyEnvDifficulty.hard]
 
 
@@ -120,17 +116,8 @@ def repro() -> Dict[str, List[List[object]]]:
 
 @pytest.mark.parametrize("hash_seed", ["0", "1", "31337"])
 def test_same_seed_same_problems_in_every_process(hash_seed: str) -> None:
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), env.get("PYTHONPATH", "")])
     code = REPRO_CODE.format(tests=str(REPO / "tests"))
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=env,
-        timeout=300,
-    )
+    result = run_python("-c", code, hash_seed=hash_seed, timeout=300)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == repro()
 

@@ -6,11 +6,8 @@ Expected values come from the SPEC and from the wrapped `MathyEnv` (masks from
 
 import importlib
 import importlib.util
-import os
 import pickle
 import re
-import subprocess
-import sys
 import threading
 import warnings
 from pathlib import Path
@@ -25,6 +22,7 @@ from gymnasium import spaces
 from gymnasium.utils.env_checker import check_env
 
 import mathy_envs.gym
+from helpers import run_python
 from mathy_envs import MathyEnvState, ObservationType
 from oracles import parse
 from mathy_envs.envs import (
@@ -71,13 +69,6 @@ DIFFICULTIES = ["easy", "normal", "hard"]
 EXPECTED_IDS = [f"mathy-{t}-{d}-v0" for t in TASKS for d in DIFFICULTIES]
 OBS_TYPES = ["flat", "graph", "hierarchical", "message_passing"]
 STEP_INFO_KEYS = {"action_mask", "transition", "done", "truncated", "change", "valid"}
-
-
-def _subprocess_env(**extra: str) -> Dict[str, str]:
-    """The environment for a child interpreter that can import this checkout."""
-    path = os.environ.get("PYTHONPATH")
-    pythonpath = str(ROOT) if not path else os.pathsep.join([str(ROOT), path])
-    return {**os.environ, "PYTHONPATH": pythonpath, **extra}
 
 
 def _make(env_id: str, **kwargs: Any) -> MathyGymEnv:
@@ -288,14 +279,7 @@ obs, info = env.reset(seed=1)
 env.step(int(info["action_mask"].argmax()))
 print("ok")
 """
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        env=_subprocess_env(),
-    )
+    result = run_python("-c", code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().endswith("ok")
 
@@ -314,14 +298,7 @@ for attempt in range(2):
     else:
         raise SystemExit("mathy_envs.gym imported without gymnasium")
 """
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        env=_subprocess_env(),
-    )
+    result = run_python("-c", code)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     assert len(lines) == 2
@@ -570,14 +547,7 @@ def test_seeding_is_the_same_in_every_process() -> None:
     )
     outputs = []
     for hashseed in ("0", "12345"):
-        result = subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            cwd=ROOT,
-            env=_subprocess_env(PYTHONHASHSEED=hashseed),
-        )
+        result = run_python("-c", code, hash_seed=hashseed)
         assert result.returncode == 0, result.stderr
         outputs.append(result.stdout.strip())
     env = _make("mathy-poly-blockers-normal-v0")
@@ -1159,14 +1129,7 @@ def test_sync_vector_env_autoreset_never_steps_a_finished_episode(
     importlib.util.find_spec("sb3_contrib") is None, reason="sb3-contrib is not installed"
 )
 def test_maskable_ppo_example_runs() -> None:
-    result = subprocess.run(
-        [sys.executable, str(SNIPPET)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=SNIPPET.parent,
-        env=_subprocess_env(),
-    )
+    result = run_python(str(SNIPPET), hash_seed="random", cwd=SNIPPET.parent, timeout=300)
     assert result.returncode == 0, result.stderr
     match = re.search(r"win rate: ([0-9.]+)", result.stdout)
     assert match, result.stdout

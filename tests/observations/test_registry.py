@@ -6,12 +6,8 @@ Expected values come from fresh mathy_core trees, not from the library's node
 arrays.
 """
 
-import os
-import subprocess
-import sys
 import threading
 import warnings
-from pathlib import Path
 from typing import Any, Dict, Iterator, List, NamedTuple
 
 import gymnasium
@@ -35,7 +31,8 @@ from mathy_envs.observations import (
 )
 from mathy_envs.types import EnvRewards
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import run_python
+
 BUILT_IN = ["flat", "graph", "hierarchical", "message_passing"]
 TEXT = "4x + 2y + 3 * (x + 7)"
 
@@ -460,13 +457,6 @@ try:
 except ImportError:
     print("ok")
 """
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    result = run_python("-c", code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
