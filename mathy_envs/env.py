@@ -297,7 +297,9 @@ class MathyEnv(ActionSpace, Rendering):
     def _score(self, env_state: MathyEnvState, visits: int) -> TimeStep:
         """`get_state_transition` of a state whose text has been seen `visits`
         times in its history (the current step included)."""
-        return self.reward_scheme.score(self, env_state, visits, self._features(env_state))
+        tree = self._expressions.parse(env_state.agent.problem).tree
+        features = self._features(env_state)
+        return self.reward_scheme.score(self, env_state, tree, visits, features)
 
     def _features(self, env_state: MathyEnvState) -> MathyObservation:
         """The observation a time step carries: the state's `MathyObservation`."""

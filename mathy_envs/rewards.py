@@ -25,7 +25,7 @@ To play an env under other rules, subclass `RewardScheme` and set the env's
 
 from typing import TYPE_CHECKING, Optional, Tuple, Type
 
-from mathy_core import BaseRule
+from mathy_core import BaseRule, MathExpression
 from mathy_core.rules import (
     AssociativeSwapRule,
     ConstantsSimplifyRule,
@@ -90,14 +90,16 @@ class RewardScheme:
         self,
         env: "MathyEnv",
         state: "MathyEnvState",
+        expression: MathExpression,
         visits: int,
         features: "MathyObservation",
     ) -> TimeStep:
-        """The time step of reaching `state`, whose expression has been seen
-        `visits` times in its history (the current step included)."""
+        """The time step of reaching `state`, whose expression (a shared,
+        read-only tree) has been seen `visits` times in its history (the current
+        step included)."""
         step = self.oversize(env, state, features)
         if step is None:
-            step = self.own_verdict(env, state, features)
+            step = self.own_verdict(env, state, expression, features)
         if step is None:
             step = self.out_of_moves(env, state, features)
         if step is None:
@@ -125,11 +127,14 @@ class RewardScheme:
         return None
 
     def own_verdict(
-        self, env: "MathyEnv", state: "MathyEnvState", features: "MathyObservation"
+        self,
+        env: "MathyEnv",
+        state: "MathyEnvState",
+        expression: MathExpression,
+        features: "MathyObservation",
     ) -> Optional[TimeStep]:
-        tree = env.parse(state.agent.problem).tree
         try:
-            return env.transition_fn(state, tree, features)
+            return env.transition_fn(state, expression, features)
         except AssertionError as error:
             # mathy_core's term helpers assert on input they were not written for
             # (an equation such as "x = 2" in a polynomial task).
