@@ -11,7 +11,7 @@ from .types import (
     MathyEnvProblemArgs,
 )
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
 
 __all__ = (
     "EnvRewards",

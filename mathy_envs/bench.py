@@ -16,7 +16,7 @@ import time
 import sys
 import types
 from dataclasses import asdict, dataclass, field
-from typing import IO, Dict, List, Optional, Set, Tuple, Type
+from typing import IO, Callable, Dict, List, Optional, Set, Tuple, Type
 
 import numpy as np
 import numpy.typing as npt
@@ -234,13 +234,20 @@ def vector_scaling(steps: int) -> Optional[VectorResult]:
     return VectorResult(VECTOR_ID, workers, single, batched, batched / single)
 
 
-def bench(quick: bool = False) -> BenchResult:
+Progress = Callable[[str], None]
+"""Called with a short description of each part of the benchmark as it starts."""
+
+
+def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResult:
     """Every number is the best of `repeats` runs: on a shared machine the fastest
     run is the one least disturbed by other work."""
+    report: Progress = progress if progress is not None else (lambda _: None)
     steps = 400 if quick else 3000
     repeats = 1 if quick else 3
     results = []
-    for env_class in WORKLOADS:
+    parts = len(WORKLOADS) + 3
+    for index, env_class in enumerate(WORKLOADS, start=1):
+        report(f"[{index}/{parts}] {env_class.__name__}: steps/s per observation type and the floor")
         result = WorkloadResult(env=env_class.__name__, steps=steps)
         taken: List[Tuple[str, ActionType]] = []
         play(env_class, ObservationType.FLAT, steps // 4)  # warm-up, not measured
@@ -255,18 +262,27 @@ def bench(quick: bool = False) -> BenchResult:
         result.us_per_step = 1e6 / result.steps_per_second[ObservationType.FLAT.value]
         result.floor_multiple = result.us_per_step / result.floor_us_per_step
         results.append(result)
+    report(f"[{parts - 2}/{parts}] observation building per type")
+    observation_us = observation_micros(300 if quick else 3000)
+    report(f"[{parts - 1}/{parts}] memory of held states")
+    states = MEMORY_STATES // 10 if quick else MEMORY_STATES
+    memory = memory_mb(states)
+    report(f"[{parts}/{parts}] vector envs")
+    vector = vector_scaling(1000 if quick else 6000)
     return BenchResult(
         workloads=results,
-        observation_us=observation_micros(300 if quick else 3000),
+        observation_us=observation_us,
         observation_nodes=OBSERVATION_NODES,
-        memory_mb=memory_mb(MEMORY_STATES // 10 if quick else MEMORY_STATES),
-        memory_states=MEMORY_STATES // 10 if quick else MEMORY_STATES,
-        vector=vector_scaling(1000 if quick else 6000),
+        memory_mb=memory,
+        memory_states=states,
+        vector=vector,
     )
 
 
-def run_bench(as_json: bool, out: IO[str], quick: bool = False) -> int:
-    result = bench(quick)
+def run_bench(
+    as_json: bool, out: IO[str], quick: bool = False, progress: Optional[Progress] = None
+) -> int:
+    result = bench(quick, progress)
     if as_json:
         print(json.dumps(asdict(result), indent=2), file=out)
         return 0

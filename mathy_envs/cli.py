@@ -3,6 +3,7 @@ step by step with the swarm planner, play episodes and benchmark throughput."""
 
 import argparse
 import math
+import importlib.metadata
 import os
 import sys
 import time
@@ -214,16 +215,37 @@ def _random_episode(
 def cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
     from .bench import run_bench
 
-    return run_bench(as_json=args.json, out=out, quick=args.quick)
+    progress = None
+    if sys.stderr.isatty():
+        # On a terminal, say what is running: the full benchmark takes minutes.
+        def progress(part: str) -> None:
+            print(f"mathy-envs bench: {part}", file=sys.stderr, flush=True)
+
+    return run_bench(as_json=args.json, out=out, quick=args.quick, progress=progress)
 
 
 # -- entry point --------------------------------------------------------------------
+
+
+def version_line() -> str:
+    """`mathy-envs 1.0.0 (mathy_core 0.9.5, Python 3.11.7)`."""
+    from . import __version__
+
+    try:
+        core = importlib.metadata.version("mathy_core")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover
+        core = "unknown"
+    python = ".".join(str(part) for part in sys.version_info[:3])
+    return f"mathy-envs {__version__} (mathy_core {core}, Python {python})"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="mathy-envs",
         description="Reinforcement learning environments for step-by-step algebra.",
+    )
+    parser.add_argument(
+        "--version", action="store_true", help="print the versions of mathy_envs, mathy_core and Python"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
@@ -269,6 +291,9 @@ def main(argv: Optional[List[str]] = None, out: IO[str] = sys.stdout) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        if args.version:
+            print(version_line(), file=out)
+            return 0
         if args.command is None:
             parser.print_help(out)
             return 0

@@ -407,3 +407,43 @@ def test_a_closed_pipe_ends_quietly() -> None:
     code = process.wait(timeout=120)
     assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
     assert code != 0
+
+
+def _fast_bench(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replace the measured pieces of the benchmark with instant fakes, so the
+    tests below check its plumbing, not the machine."""
+    import mathy_envs.bench as bench_module
+
+    monkeypatch.setattr(bench_module, "play", lambda env_class, obs_type, steps: (0.5, [("x", (0, 0))]))
+    monkeypatch.setattr(bench_module, "floor_seconds", lambda env, taken: 0.25)
+    monkeypatch.setattr(bench_module, "observation_micros", lambda repeats: {"flat": 1.0})
+    monkeypatch.setattr(bench_module, "memory_mb", lambda count: 2.0)
+    monkeypatch.setattr(bench_module, "vector_scaling", lambda steps: None)
+
+
+def test_bench_reports_each_part_as_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mathy_envs.bench import WORKLOADS, bench
+
+    _fast_bench(monkeypatch)
+    parts: List[str] = []
+    result = bench(quick=True, progress=parts.append)
+    total = len(WORKLOADS) + 3
+    assert len(parts) == total
+    assert [part.split("]")[0] for part in parts] == [f"[{i}/{total}" for i in range(1, total + 1)]
+    assert [w.env for w in result.workloads] == [c.__name__ for c in WORKLOADS]
+    assert all(env_class.__name__ in part for env_class, part in zip(WORKLOADS, parts))
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_cli_bench_shows_progress_only_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], terminal: bool
+) -> None:
+    _fast_bench(monkeypatch)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal)
+    out = io.StringIO()
+    assert main(["bench", "--quick"], out) == 0
+    progress = [line for line in capsys.readouterr().err.splitlines() if line.startswith("mathy-envs bench: [")]
+    from mathy_envs.bench import WORKLOADS
+
+    assert len(progress) == (len(WORKLOADS) + 3 if terminal else 0)
+    assert "steps/s" in out.getvalue()
