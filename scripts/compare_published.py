@@ -1,8 +1,8 @@
 """Measure how this library differs from the published mathy_envs 0.12.5.
 
     python3 -m venv /tmp/vpub && /tmp/vpub/bin/pip install mathy_envs==0.12.5
-    PYTHONPATH=$PWD python scripts/compare_published.py [--published-python PATH]
-        [--problems PATH] [--limit N] [--json OUT]
+    PYTHONPATH=$PWD python scripts/compare_published.py --problems PROBLEMS.json
+        [--published-python /tmp/vpub/bin/python] [--limit N] [--json OUT]
 
 The same file runs three ways: as the driver (the default), and as a worker in each
 interpreter (`--worker`). The driver starts one worker on this checkout (this Python,
@@ -11,8 +11,8 @@ talks to both in JSON lines: plain texts, 0/1 masks, observation rows as lists,
 rewards, step types, and exception type names. Neither package is imported by the
 driver.
 
-The workload is seeded random play from every problem of the problem file (by
-default `problems.json` next to the shared benchmark, or `--problems`): at each state
+The workload is seeded random play from every problem of the problem file
+(`--problems`, a JSON list of `{env, problem, max_moves, ns}`): at each state
 the driver picks, with a `random.Random` seeded per problem, one action that both
 packages' masks mark valid, and both take it. Play stops when either package ends
 the episode, when no action is valid in both, or when the two texts differ. Every
@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_PROBLEMS = Path("/work/shared/bench/problems.json")
 DEFAULT_PUBLISHED_PYTHON = "/tmp/vpub/bin/python"
 PLAY_SEED = 11
 """Seed of the per-problem `random.Random` that picks actions."""
@@ -247,8 +246,8 @@ class Worker:
         out["state_to_observation"] = type(env.state_to_observation(state)).__name__
         out["problem_hash"] = [round(v, 6) for v in state.get_problem_hash()]
 
-        def problems_after(seed_with: Callable[[Any], None]) -> List[str]:
-            texts = []
+        def problems_after(seed_with: Callable[[Any], None]) -> List[List[str]]:
+            texts: List[List[str]] = []
             for _ in range(2):
                 fresh = self.envs.PolySimplify()
                 seed_with(fresh)
@@ -397,7 +396,7 @@ def _graph_rows_are_preorder(ours: Record, theirs: Record) -> bool:
 
 
 def _types_normalized_differently(ours: Record, theirs: Record) -> bool:
-    return ours["types"] != theirs["types"]
+    return bool(ours["types"] != theirs["types"])
 
 
 def _passing_not_raw(ours: Record, theirs: Record) -> bool:
@@ -555,13 +554,18 @@ def main() -> None:
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--published-python", default=DEFAULT_PUBLISHED_PYTHON)
     parser.add_argument("--ours-python", default=sys.executable)
-    parser.add_argument("--problems", default=str(DEFAULT_PROBLEMS))
+    parser.add_argument(
+        "--problems",
+        help="a JSON list of {env, problem, max_moves, ns} (the benchmark problem file)",
+    )
     parser.add_argument("--limit", type=int, default=None, help="only the first N problems")
     parser.add_argument("--json", default=None, help="also write the results here")
     args = parser.parse_args()
     if args.worker:
         worker_main()
         return
+    if not args.problems:
+        parser.error("--problems is required")
     problems = json.loads(Path(args.problems).read_text())[: args.limit]
     started = time.perf_counter()
     ours = Remote(args.ours_python, str(ROOT))
