@@ -62,12 +62,20 @@ class MathyEnv(ActionSpace, Rendering):
     """How transitions are scored; see `mathy_envs.rewards`."""
 
     max_moves: int
+    """The default move budget of an episode."""
     max_seq_len: int
+    """The largest expression (in nodes) an observation holds."""
     verbose: bool
+    """Print every step."""
     reward_discount: float
+    """The discount of non-terminal transitions."""
     previous_state_penalty: bool
+    """Penalize returning to an earlier expression, and end the episode after the
+    fourth visit."""
     invalid_action_response: InvalidActionResponse
+    """What an invalid action does: `"raise"`, `"penalize"` or `"terminal"`."""
     np_random: np.random.Generator
+    """The generator problems are drawn from; reseed it with `seed`."""
 
     def __init__(
         self,
@@ -96,11 +104,16 @@ class MathyEnv(ActionSpace, Rendering):
         self.previous_state_penalty = previous_state_penalty
         self.invalid_action_response = invalid_action_response
         self.preferred_term_commute = preferred_term_commute
+        """Whether commutative swap may reorder terms already in the preferred `4x`
+        form."""
         self._masks = MaskCache()
         self.rules = (
             rules if rules is not None else self.core_rules(preferred_term_commute)
         )
+        """The rules an agent may apply; action `(rule_index, node_index)` uses
+        `rules[rule_index]`."""
         self.parser = default_parser()
+        """The expression parser the env reads problem texts with."""
         self.seed(seed)
 
     def seed(self, seed: Optional[int] = None) -> None:

@@ -57,10 +57,18 @@ class MathyAgentState:
     """The agent's view of an episode: the current problem and how it got there."""
 
     moves_remaining: int
+    """Moves left before the episode runs out of its budget."""
     problem: str
+    """The current expression, as text."""
     problem_type: str
+    """The namespace of the env that made the problem."""
     reward: float
+    """A reward value stored with the state (0.0 unless set) and copied to the
+    states after it; the env's step rewards come back in `get_next_state`'s time
+    step instead."""
     history: List[MathyEnvStateStep]
+    """Every expression of the episode with the action that produced it, the
+    starting problem first."""
 
     def __init__(
         self,
@@ -145,8 +153,11 @@ class MathyEnvState:
     """
 
     agent: MathyAgentState
+    """The current problem, moves left and history."""
     max_moves: int
+    """The move budget the episode started with."""
     num_rules: int
+    """The number of rules of the env, which sizes the action mask."""
 
     def __init__(
         self,

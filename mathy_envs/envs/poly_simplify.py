@@ -67,6 +67,7 @@ class PolySimplify(SimplifyGoalEnv):
     def __init__(self, ops: Optional[List[str]] = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.ops: List[str] = list(ops) if ops is not None else ["+"]
+        """The operators placed between generated terms."""
         if not self.ops:
             raise ValueError("ops must name at least one operator")
 

@@ -74,9 +74,13 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     mathy: MathyEnv
+    """The wrapped `MathyEnv`, built from `env_class` and `env_kwargs`."""
     state: Optional[MathyEnvState]
+    """The current episode's state (None before the first `reset()`)."""
     obs_type: Union[ObservationType, str]
+    """The observation type `reset()` and `step()` return."""
     action_size: int
+    """The number of actions: rules × `max_seq_len`."""
 
     def __init__(
         self,
@@ -114,18 +118,28 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
                 env_kwargs["seed"]
             )
         self.env_class = env_class
+        """The `MathyEnv` subclass this env plays."""
         self.env_problem_args = env_problem_args
+        """The difficulty passed to the problem generator."""
         self.env_problem = env_problem
+        """The fixed problem text played instead of generated ones, if any."""
         self.env_max_moves = env_max_moves
+        """The move budget of `env_problem`."""
         self.mask_as_probabilities = mask_as_probabilities
+        """Whether observations hold the action mask as a distribution that sums
+        to 1."""
         self.repeat_problem = repeat_problem
+        """Whether every reset replays the first generated problem."""
         self.obs_type = to_observation_type(obs_type)
         self.render_mode = render_mode
+        """None, "ansi" or "human"."""
         self.action_size = self.mathy.action_size
         self.action_space: MaskedDiscrete = MaskedDiscrete(self.action_size)
+        """A `Discrete(action_size)` space whose `mask` follows the valid actions."""
         self.observation_space = observation_space(
             self.obs_type, self.mathy.max_seq_len, len(self.mathy.rules)
         )
+        """The Gymnasium space of `obs_type` observations."""
         self.state = None
         self._problem: Optional[MathyEnvProblem] = None
         self._episode_over = False

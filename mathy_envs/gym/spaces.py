@@ -24,6 +24,7 @@ class MaskedDiscrete(spaces.Discrete):
     ) -> None:
         super().__init__(n, seed=seed)
         self.mask: npt.NDArray[np.int8] = np.ones(n, np.int8)
+        """0/1 per action (int8, length `n`): the actions `sample()` draws from."""
         if mask is not None:
             self.update_mask(mask)
 
