@@ -5,11 +5,18 @@ are in `helpers.py`, imported by name like `oracles.py` and `search.py`; this
 file makes pytest explain a failed `assert` inside them as it does in tests.
 """
 
+import fcntl
+import json
+import os
+import subprocess
+
 import pytest
 
 from mathy_envs.envs import PolySimplify
 
 pytest.register_assert_rewrite("helpers", "oracles", "search")
+
+from helpers import MASKABLE_PPO_SNIPPET, run_python  # noqa: E402  (after the hook)
 
 
 @pytest.fixture
@@ -17,3 +24,40 @@ def poly() -> PolySimplify:
     """A fresh `PolySimplify` with the default settings (`max_moves=20`,
     `max_seq_len=128`)."""
     return PolySimplify()
+
+
+@pytest.fixture(scope="session")
+def maskable_ppo_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> "subprocess.CompletedProcess[str]":
+    """The MaskablePPO example run once, in its own interpreter from its folder,
+    for every test that checks it.
+
+    Under pytest-xdist the workers share one run: the first to ask trains and
+    writes the outcome to this session's temporary root, the others wait on a
+    lock and read it.
+    """
+
+    def run() -> "subprocess.CompletedProcess[str]":
+        return run_python(
+            str(MASKABLE_PPO_SNIPPET),
+            hash_seed="random",
+            cwd=MASKABLE_PPO_SNIPPET.parent,
+            timeout=300,
+        )
+
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return run()
+    shared = tmp_path_factory.getbasetemp().parent  # this session's, per run
+    outcome = shared / "maskable_ppo_run.json"
+    with open(shared / "maskable_ppo_run.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not outcome.exists():
+            result = run()
+            outcome.write_text(
+                json.dumps([result.returncode, result.stdout, result.stderr])
+            )
+        returncode, stdout, stderr = json.loads(outcome.read_text())
+    return subprocess.CompletedProcess(
+        [str(MASKABLE_PPO_SNIPPET)], returncode, stdout, stderr
+    )

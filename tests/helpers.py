@@ -32,6 +32,10 @@ from mathy_envs.types import ActionType
 REPO = Path(__file__).resolve().parent.parent
 """The root of this checkout."""
 
+MASKABLE_PPO_SNIPPET = REPO / "snippets" / "gym" / "maskable_ppo.py"
+"""The MaskablePPO training example (a run of about two minutes: the
+`maskable_ppo_run` fixture makes it once per session)."""
+
 CORE_RULE_TYPES: List[Type[BaseRule]] = [
     ConstantsSimplifyRule,
     CommutativeSwapRule,

@@ -71,6 +71,7 @@ def check_observations(env: envs.PolySimplify, state: MathyEnvState) -> None:
     env.state_to_observation(state)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=120,
     deadline=None,

@@ -208,6 +208,7 @@ VERDICT = re.compile(
 )
 
 
+@pytest.mark.slow
 def test_solve_gives_up_when_max_seconds_runs_out() -> None:
     unbounded = swarm_solve(HARD_PROBLEM, SwarmConfig(seed=0), PolySimplify())
     assert unbounded.solved and unbounded.iterations > 5

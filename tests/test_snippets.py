@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO, run_python
+from helpers import MASKABLE_PPO_SNIPPET, REPO, run_python
 
 SNIPPETS = REPO / "snippets"
 EXPECTED = {
@@ -30,11 +30,22 @@ def test_every_seed_snippet_is_present() -> None:
 
 
 @pytest.mark.parametrize(
-    "path", ALL_SNIPPETS, ids=[str(p.relative_to(SNIPPETS)) for p in ALL_SNIPPETS]
+    "path",
+    [
+        pytest.param(
+            path,
+            id=str(path.relative_to(SNIPPETS)),
+            marks=[pytest.mark.slow] if path == MASKABLE_PPO_SNIPPET else [],
+        )
+        for path in ALL_SNIPPETS
+    ],
 )
-def test_snippet_runs(path: Path) -> None:
+def test_snippet_runs(path: Path, request: pytest.FixtureRequest) -> None:
     needs = REQUIRES.get(path.name)
     if needs is not None and importlib.util.find_spec(needs) is None:
         pytest.skip(f"{path.name} needs {needs}, which is not installed")
-    result = run_python(str(path), hash_seed="random", cwd=path.parent)
+    if path == MASKABLE_PPO_SNIPPET:  # a training run: made once, shared
+        result = request.getfixturevalue("maskable_ppo_run")
+    else:
+        result = run_python(str(path), hash_seed="random", cwd=path.parent)
     assert result.returncode == 0, result.stderr

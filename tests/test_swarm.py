@@ -108,6 +108,7 @@ def test_solves_a_fixed_easy_problem_of_each_env(
     assert solution.states[-1].agent.problem_type == env.get_env_namespace()
 
 
+@pytest.mark.slow
 def test_same_seed_same_solution_and_the_seed_matters() -> None:
     env = BinomialDistribute()
     start, _ = env.get_initial_state(EASY, seed=2)  # needs a dozen or so moves

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator, List, Tuple
 
 import numpy as np
+import pytest
 from mathy_core import ExpressionParser
 
 from mathy_envs import MathyEnvState
@@ -102,6 +103,7 @@ def play_every_env(index: int, parser: object, out: List[object]) -> None:
         play(env, seed=index, steps=STEPS_PER_ENV, out=out)
 
 
+@pytest.mark.slow
 def test_threads_with_their_own_envs_match_a_single_threaded_run() -> None:
     results: List[List[object]] = [[] for _ in range(THREADS)]
     run_threads(lambda i: play_every_env(i, None, results[i]))
@@ -111,6 +113,7 @@ def test_threads_with_their_own_envs_match_a_single_threaded_run() -> None:
         assert results[index] == expected
 
 
+@pytest.mark.slow
 def test_envs_sharing_one_parser_object_match_a_single_threaded_run() -> None:
     shared = ExpressionParser()
     results: List[List[object]] = [[] for _ in range(THREADS)]
@@ -121,6 +124,7 @@ def test_envs_sharing_one_parser_object_match_a_single_threaded_run() -> None:
         assert results[index] == expected
 
 
+@pytest.mark.slow
 def test_one_env_shared_by_threads_gives_masks_and_transitions_of_its_states() -> None:
     """With one shared env the problems each thread gets depend on timing, but
     every mask and transition must be the one of its state."""

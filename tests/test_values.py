@@ -164,6 +164,7 @@ def _random_play_states(per_env: int) -> List[Tuple[MathyEnv, MathyEnvState]]:
     return states
 
 
+@pytest.mark.slow
 def test_the_fast_masks_equal_the_fully_checked_masks() -> None:
     """Masks of safe expressions skip checking each core rule's result; on every
     state seeded random play reaches, that gives the fully checked mask, and every
@@ -221,6 +222,7 @@ def _flat_sums(draw: st.DrawFn) -> str:
 POLYNOMIALS = st.one_of(st.recursive(POLYNOMIAL_ATOMS, _polynomial, max_leaves=9), _flat_sums())
 
 
+@pytest.mark.slow
 @settings(
     max_examples=int(os.environ.get("MATHY_FUZZ_EXAMPLES", "300")),
     deadline=None,

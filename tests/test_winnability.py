@@ -143,6 +143,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "task, difficulty, chunk",
     CASES,

@@ -10,6 +10,8 @@ import pytest
 
 SNIPPETS = Path(__file__).resolve().parents[2] / "snippets"
 SHELL_SNIPPETS = sorted(SNIPPETS.rglob("*.sh"))
+SLOW = {"bench.sh"}
+"""Snippets that take more than a few seconds (marked `slow`)."""
 
 
 def test_every_snippet_is_a_tested_kind() -> None:
@@ -24,7 +26,15 @@ def test_every_snippet_is_a_tested_kind() -> None:
 
 
 @pytest.mark.parametrize(
-    "path", SHELL_SNIPPETS, ids=[str(p.relative_to(SNIPPETS)) for p in SHELL_SNIPPETS]
+    "path",
+    [
+        pytest.param(
+            path,
+            id=str(path.relative_to(SNIPPETS)),
+            marks=[pytest.mark.slow] if path.name in SLOW else [],
+        )
+        for path in SHELL_SNIPPETS
+    ],
 )
 def test_shell_snippet_runs(path: Path, tmp_path: Path) -> None:
     # `mathy-envs` is the working tree's program, whether or not (and whichever

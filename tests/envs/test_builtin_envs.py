@@ -471,6 +471,7 @@ def test_max_moves_follow_the_table(family: Family) -> None:
 # -- generated problems ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family,difficulty", CASES)
 def test_generated_problems_match_the_table(
     family: Family, difficulty: MathyEnvDifficulty
@@ -878,6 +879,7 @@ def same_value(first: str, last: str) -> bool:
 RELIABILITY_STEPS = 1000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family,difficulty", CASES)
 def test_masked_random_play_is_reliable(
     family: Family, difficulty: MathyEnvDifficulty
@@ -926,6 +928,7 @@ EPISODES: Dict[Type[MathyEnv], Tuple[int, int]] = {  # (problems, episodes each)
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", EASY_CASES)
 def test_seeded_random_agent_wins_some_easy_episodes(family: Family) -> None:
     env = family.cls(seed=2024)

@@ -155,6 +155,7 @@ def test_generator_is_a_plain_seeded_function(num_terms: int) -> None:
 # -- through MathyEnv ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("difficulty", list(MathyEnvDifficulty), ids=lambda d: d.value)
 def test_plays_to_a_win_through_mathy_env(difficulty: MathyEnvDifficulty) -> None:
     env = OneTerm(seed=11)

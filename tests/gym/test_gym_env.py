@@ -8,9 +8,9 @@ import importlib
 import importlib.util
 import pickle
 import re
+import subprocess
 import threading
 import warnings
-from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import mathy_core  # noqa: F401  (first: its dependency colr warns at import time)
@@ -51,9 +51,6 @@ from mathy_envs.types import (
     MathyEnvProblem,
     MathyEnvProblemArgs,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
-SNIPPET = ROOT / "snippets" / "gym" / "maskable_ppo.py"
 
 TASKS = {
     "poly": PolySimplify,
@@ -1125,11 +1122,16 @@ def test_sync_vector_env_autoreset_never_steps_a_finished_episode(
 # -- the MaskablePPO example -------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     importlib.util.find_spec("sb3_contrib") is None, reason="sb3-contrib is not installed"
 )
-def test_maskable_ppo_example_runs() -> None:
-    result = run_python(str(SNIPPET), hash_seed="random", cwd=SNIPPET.parent, timeout=300)
+def test_maskable_ppo_example_runs(
+    maskable_ppo_run: "subprocess.CompletedProcess[str]",
+) -> None:
+    """The shipped example trains and reports a win rate (the training run is
+    shared with `tests/test_snippets.py`, see `conftest.maskable_ppo_run`)."""
+    result = maskable_ppo_run
     assert result.returncode == 0, result.stderr
     match = re.search(r"win rate: ([0-9.]+)", result.stdout)
     assert match, result.stdout
