@@ -6,6 +6,7 @@ file makes pytest explain a failed `assert` inside them as it does in tests.
 """
 
 import fcntl
+import gc
 import json
 import os
 import subprocess
@@ -17,6 +18,23 @@ from mathy_envs.envs import PolySimplify
 pytest.register_assert_rewrite("helpers", "oracles", "search")
 
 from helpers import MASKABLE_PPO_SNIPPET, run_python  # noqa: E402  (after the hook)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """In a pytest-xdist worker, freeze what the run left in memory before the
+    worker reports that it is done.
+
+    The controller stops a worker soon after that report, and interrupts it
+    (SIGINT) when it is still busy 5 seconds later. What a worker still does then
+    is mostly garbage collection (pytest's, and the interpreter's at exit), which
+    under load could take longer over a heap of a few million objects; the
+    interrupt then landed in Hypothesis's gc callback, printing an ignored
+    `KeyboardInterrupt` at exit. Frozen objects are left out of every later
+    collection, so those take no time.
+    """
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        gc.collect()
+        gc.freeze()
 
 
 @pytest.fixture

@@ -32,8 +32,12 @@ PARSER = ExpressionParser()
 
 
 def parse(text: str) -> MathExpression:
-    """A tree from mathy_core's own parser (not the library's cache)."""
-    return PARSER.parse(text)
+    """A fresh tree from mathy_core's own parser (not the library's cache)."""
+    tree = PARSER.parse(text)
+    # mathy_core's parser keeps every text it parsed: tens of thousands of trees
+    # over a run, which slow every later garbage collection of the test process.
+    PARSER.clear_cache()
+    return tree
 
 
 def simplified(tree: MathExpression) -> bool:
