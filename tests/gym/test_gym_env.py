@@ -1044,10 +1044,14 @@ def test_envs_pickle(obs_type: str) -> None:
 
 @pytest.mark.parametrize("obs_type", ["flat", "message_passing"])
 def test_async_vector_env(obs_type: str) -> None:
+    # Workers are spawned, not forked (forking a multi-threaded process is
+    # deprecated since Python 3.12), so each imports mathy_envs.gym itself through
+    # the `module:id` form of the id.
     env_fns = [
-        lambda: gymnasium.make("mathy-poly-easy-v0", obs_type=obs_type) for _ in range(2)
+        lambda: gymnasium.make("mathy_envs.gym:mathy-poly-easy-v0", obs_type=obs_type)
+        for _ in range(2)
     ]
-    envs = gymnasium.vector.AsyncVectorEnv(env_fns)
+    envs = gymnasium.vector.AsyncVectorEnv(env_fns, context="spawn")
     try:
         obs, infos = envs.reset(seed=[1, 2])
         assert envs.observation_space.contains(obs)
