@@ -24,13 +24,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     """In a pytest-xdist worker, freeze what the run left in memory before the
     worker reports that it is done.
 
-    The controller stops a worker soon after that report, and interrupts it
-    (SIGINT) when it is still busy 5 seconds later. What a worker still does then
-    is mostly garbage collection (pytest's, and the interpreter's at exit), which
-    under load could take longer over a heap of a few million objects; the
-    interrupt then landed in Hypothesis's gc callback, printing an ignored
-    `KeyboardInterrupt` at exit. Frozen objects are left out of every later
-    collection, so those take no time.
+    The controller stops a worker soon after that report and sends it SIGINT when
+    it is still busy 5 seconds later. On a loaded machine the garbage collections
+    that pytest and the interpreter make at exit can take that long over a heap of
+    a few million objects, and the interrupt then lands in Hypothesis's gc
+    callback (an ignored `KeyboardInterrupt` printed at exit). Frozen objects are
+    left out of every later collection, so those take no time.
     """
     if "PYTEST_XDIST_WORKER" in os.environ:
         gc.collect()
@@ -66,7 +65,7 @@ def maskable_ppo_run(
 
     if "PYTEST_XDIST_WORKER" not in os.environ:
         return run()
-    shared = tmp_path_factory.getbasetemp().parent  # this session's, per run
+    shared = tmp_path_factory.getbasetemp().parent  # this run's workers share it
     outcome = shared / "maskable_ppo_run.json"
     with open(shared / "maskable_ppo_run.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
