@@ -1,4 +1,4 @@
-"""Independent oracles shared by the env and generator tests: SPEC's win
+"""Independent oracles shared by the env and generator tests: the documented win
 conditions and term facts computed straight from mathy_core, never from
 mathy_envs, so the tests can catch the library getting them wrong."""
 
@@ -41,7 +41,7 @@ def parse(text: str) -> MathExpression:
 
 
 def simplified(tree: MathExpression) -> bool:
-    """SPEC's "simplified", straight from mathy_core."""
+    """The documented "simplified", straight from mathy_core."""
     if has_like_terms(tree):
         return False
     return all(is_preferred_term_form(term) for term in get_terms(tree))

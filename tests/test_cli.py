@@ -1,4 +1,4 @@
-"""The `mathy-envs` command line (SPEC section 9), run as `python -m mathy_envs`
+"""The `mathy-envs` command line, run as `python -m mathy_envs`
 in a subprocess against the working tree."""
 
 import io

@@ -1,8 +1,8 @@
-"""MathyEnv (SPEC section 5): construction, actions, masks, transitions, rewards.
+"""MathyEnv: construction, actions, masks, transitions, rewards.
 
 Expected values are derived independently of the env: masks from fresh mathy_core
 rules' `can_apply_to` over a freshly parsed tree's in-order nodes, rewards from the
-SPEC's constants and formulas.
+documented constants and formulas.
 """
 
 import random
@@ -101,7 +101,7 @@ class TerminalVerdictEnv(FixedEnv):
 
 
 def fresh_rules(preferred: bool = False) -> List[BaseRule]:
-    """Fresh mathy_core rule instances in the SPEC's core-rule order."""
+    """Fresh mathy_core rule instances in the documented core-rule order."""
     rules: List[BaseRule] = []
     for rule_type in CORE_RULE_TYPES:
         if rule_type is CommutativeSwapRule:
@@ -162,7 +162,7 @@ def only_action(text: str, rule_type: Type[BaseRule]) -> Tuple[int, int]:
 
 
 def expected_win_signal(max_moves: int, moves_remaining: int) -> float:
-    """SPEC section 5, written out independently of the env."""
+    """The documented scoring, written out independently of the env."""
     t = max(float(max_moves), 3e-10)
     c = max(t - moves_remaining, 3e-10)
     bonus = 1.0 / c

@@ -1,4 +1,4 @@
-"""Observations of a state (SPEC section 4).
+"""Observations of a state.
 
 Expected values are computed independently from mathy_core trees (a fresh
 `ExpressionParser`, `to_list(...)`, `.parent`/`.left`/`.right`) rather than from

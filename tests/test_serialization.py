@@ -1,4 +1,4 @@
-"""Serialization of states (SPEC section 3): `mathy_envs.serialization` and the
+"""Serialization of states: `mathy_envs.serialization` and the
 `MathyEnvState` methods that call it."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""MathyEnvState: values and problem hash (SPEC section 3); serialization is
+"""MathyEnvState: values and problem hash; serialization is
 tested in test_serialization.py."""
 
 import json

@@ -1,4 +1,4 @@
-"""Swarm planning (SPEC section 8): `swarm_solve`, `SwarmConfig`, `relativize`.
+"""Swarm planning: `swarm_solve`, `SwarmConfig`, `relativize`.
 
 Every solution is checked by replaying its actions with `env.get_next_state` from
 the start state, not by trusting the planner's own bookkeeping.

@@ -1,4 +1,4 @@
-"""Time steps (SPEC section 2): step types, transitions and terminations."""
+"""Time steps: step types, transitions and terminations."""
 
 import numpy as np
 import pytest

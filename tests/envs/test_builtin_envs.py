@@ -1,10 +1,10 @@
-"""The eight built-in environments (SPEC section 6).
+"""The eight built-in environments.
 
 Expected values are derived independently of `mathy_envs`: problems are re-parsed
 with a fresh mathy_core `ExpressionParser`, terms are counted with `get_terms`,
 likeness comes from mathy_core's `terms_are_like`, the goals are recomputed from
-their SPEC definitions, and the difficulty ranges, namespaces and move budgets are
-copied from the SPEC table (not from the env modules).
+their documented definitions, and the difficulty ranges, namespaces and move budgets are
+copied from the documented table (not from the env modules).
 """
 
 import json
@@ -139,7 +139,7 @@ def haystack_lose_reward(previous_text: str, node_index: int) -> float:
     return EnvRewards.LOSE - min(1.0, distance / max(terms))
 
 
-# -- the SPEC table -----------------------------------------------------------------
+# -- the documented table -----------------------------------------------------------------
 
 Check = Callable[[MathyEnv, MathyEnvState, MathyEnvProblem, MathyEnvDifficulty], int]
 
@@ -149,7 +149,7 @@ class Family:
     cls: Type[MathyEnv]
     namespace: str
     ranges: Dict[MathyEnvDifficulty, Tuple[int, int]]
-    """The SPEC's range of the knob `check` returns (terms, blockers, k, factors)."""
+    """The documented range of the knob `check` returns (terms, blockers, k, factors)."""
     max_moves: Callable[[int], int]
     check: Check
     won: Callable[[str, Tuple[int, int], str], bool]
@@ -822,7 +822,7 @@ def play_episode(
     check: bool = True,
 ) -> Tuple[MathyEnvState, TimeStep, int]:
     """Play uniformly random valid actions to the end of an episode. With `check`,
-    every step is checked against the SPEC's rules. Returns the last state and step
+    every step is checked against the documented rules. Returns the last state and step
     and the number of steps."""
     steps = 0
     while True:

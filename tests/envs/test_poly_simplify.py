@@ -1,4 +1,4 @@
-"""PolySimplify (SPEC section 6): wins, budgets, generated problems, seeding, and
+"""PolySimplify: wins, budgets, generated problems, seeding, and
 its generator `simplify_terms` (in `mathy_envs/envs/poly_simplify.py`)."""
 
 import json
@@ -249,7 +249,7 @@ def test_env_random_action_agent_is_reproducible() -> None:
 
 
 # -- the generator, simplify_terms (mathy_envs/envs/poly_simplify.py) ------------------
-# Expectations from mathy_core (`oracles`): `simplified_tree` is SPEC's
+# Expectations from mathy_core (`oracles`): `simplified_tree` is the documented
 # "simplified" of a tree, like `simplified` above is of a text.
 
 SAMPLES = 40

@@ -1,6 +1,6 @@
-"""The Gymnasium adapter, `mathy_envs.gym` (SPEC section 7).
+"""The Gymnasium adapter, `mathy_envs.gym`.
 
-Expected values come from the SPEC and from the wrapped `MathyEnv` (masks from
+Expected values come from the documentation and from the wrapped `MathyEnv` (masks from
 `valid_moves_array`, rewards from `EnvRewards`), never from the adapter itself.
 """
 
@@ -463,7 +463,7 @@ def test_winning_step_terminates_without_truncation() -> None:
     assert _problem(env) == "6x"
     assert terminated is True and truncated is False
     assert info["win"] is True and info["done"] is True
-    # WIN plus the 1/moves-used bonus (SPEC section 5): 1 + 1/2
+    # WIN plus the 1/moves-used bonus: 1 + 1/2
     assert reward == pytest.approx(1.5)
     assert env.observation_space.contains(obs)
 
