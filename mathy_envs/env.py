@@ -211,7 +211,7 @@ class MathyEnv(ActionSpace, Rendering):
         if not isinstance(text, str):
             raise ValueError(f"a problem must be a text, got {type(text).__name__} {quote(text)}")
         self.check_fits(text)
-        if not self.supports_equations and self.parse(text).has_equation:
+        if not self.supports_equations and self._expressions.parse(text).has_equation:
             raise ValueError(f"{type(self).__name__} does not support equations: {quote(text)}")
         return MathyEnvState(
             problem=text,
