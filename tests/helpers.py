@@ -140,19 +140,33 @@ class Hang(BaseException):
 
 
 @contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Raise `Hang` in the main thread when the block runs longer than `seconds`."""
+def time_limit(seconds: float, wall_factor: float = 6.0) -> Iterator[None]:
+    """Raise `Hang` in the main thread when the block uses more than `seconds` of
+    CPU time, or more than `wall_factor * seconds` of wall-clock time (a block that
+    waits instead of computing).
 
-    def alarm(signum: int, frame: object) -> None:
-        raise Hang(f"took longer than {seconds} s")
+    CPU time does not grow while other processes load the machine, so the limit
+    means the same on a busy machine as on an idle one. Each timer fires again
+    every second after it expires: an exception raised where Python only prints it
+    (a garbage-collector callback, a `__del__`) is raised again at the next
+    bytecode that can take it."""
 
-    previous = signal.signal(signal.SIGALRM, alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    def expired(signum: int, frame: object) -> None:
+        if signum == signal.SIGPROF:
+            raise Hang(f"took more than {seconds} s of CPU time")
+        raise Hang(f"took more than {seconds * wall_factor} s of wall-clock time")
+
+    timers = ((signal.SIGPROF, signal.ITIMER_PROF, seconds),
+              (signal.SIGALRM, signal.ITIMER_REAL, seconds * wall_factor))
+    previous = [signal.signal(signum, expired) for signum, _, _ in timers]
+    for _, which, limit in timers:
+        signal.setitimer(which, limit, 1.0)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        for (signum, which, _), handler in zip(timers, previous):
+            signal.setitimer(which, 0)
+            signal.signal(signum, handler)
 
 
 def python_environment(hash_seed: str = "0") -> Dict[str, str]:

@@ -3,6 +3,7 @@ exponents, division by zero, deep nesting, long sums): every public entry point
 either works or raises ValueError with a short message, in bounded time, and
 every transition keeps the expression's exact value."""
 
+import time
 from typing import Callable, List, Tuple, TypeVar
 
 import numpy as np
@@ -17,7 +18,7 @@ from mathy_envs.limits import MAX_NODES
 from mathy_envs.state import ObservationType
 from mathy_envs.swarm import SwarmConfig, swarm_solve
 
-from helpers import assert_observation_in_range, time_limit
+from helpers import Hang, assert_observation_in_range, time_limit
 from oracles import parse, same_exact_value
 
 SECONDS = 20.0
@@ -150,6 +151,31 @@ def test_known_hangs_finish_quickly(text: str) -> None:
             mask = np.asarray(env.get_valid_moves(state))
             for r, n in zip(*np.nonzero(mask)):
                 env.get_next_state(state, (int(r), int(n)))
+
+
+def test_the_hang_limit_stops_busy_waiting_and_swallowing_blocks() -> None:
+    """The bound the tests above rely on: CPU time for a block that computes,
+    wall-clock time for one that waits, and a repeat for a Hang that something
+    swallowed (as a garbage-collector callback does)."""
+    with pytest.raises(Hang, match="CPU time"):
+        with time_limit(0.2):
+            while True:
+                pass
+    with pytest.raises(Hang, match="wall-clock"):
+        with time_limit(0.1, wall_factor=3.0):
+            time.sleep(10)
+    swallowed = 0
+    with pytest.raises(Hang):
+        with time_limit(0.1):
+            while True:
+                try:
+                    while True:
+                        pass
+                except Hang:
+                    swallowed += 1
+                    if swallowed == 2:
+                        raise
+    assert swallowed == 2
 
 
 def _wrong_type_calls() -> List[Tuple[str, Callable[[], object]]]:
