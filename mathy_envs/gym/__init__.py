@@ -23,11 +23,13 @@ from .registration import (
     gym_id,
     register_envs,
 )
-from .spaces import MaskedDiscrete, observation_space
+from .spaces import MaskedDiscrete, masked_observation_space, observation_space
+from .wrappers import ActionMaskObservation
 
 register_envs()
 
 __all__ = (
+    "ActionMaskObservation",
     "GYM_ENV_CLASSES",
     "GYM_ENV_IDS",
     "GymEnvFactory",
@@ -36,6 +38,7 @@ __all__ = (
     "StepChange",
     "gym_env_factories",
     "gym_id",
+    "masked_observation_space",
     "observation_space",
     "register_envs",
 )
