@@ -23,7 +23,12 @@ from ..observations import ObservationType, get_observation_kind, to_observation
 from ..state import MathyEnvState
 from ..time_step import TimeStep, is_terminal_transition
 from ..types import MathyEnvProblem, MathyEnvProblemArgs
-from .spaces import MaskedDiscrete, observation_space
+from .spaces import (
+    MaskedDiscrete,
+    masked_observation,
+    masked_observation_space,
+    observation_space,
+)
 
 MAX_RESET_ATTEMPTS = 100
 
@@ -50,6 +55,14 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         env_max_moves: the move budget of `env_problem`
         mask_as_probabilities: put the action mask in observations as a
             distribution that sums to 1 (uniform over valid actions)
+        mask_in_observation: return every observation as a dict
+            `{"observations": <the obs_type observation>, "action_mask": <mask>}`
+            (the layout of RL libraries' action-masking models, RLlib's for
+            one), with `observation_space` the matching `Dict` space
+            (`masked_observation_space`). The `"action_mask"` value is always a
+            float32 0/1 vector of length `action_size`, equal to
+            `info["action_mask"]`; `mask_as_probabilities` changes only the mask
+            inside `"observations"`
         repeat_problem: generate one problem and replay it on every reset
         obs_type: an `ObservationType`, its string, or the name of any
             registered observation type
@@ -90,6 +103,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         env_max_moves: int = 64,
         mask_as_probabilities: bool = False,
         repeat_problem: bool = False,
+        mask_in_observation: bool = False,
         obs_type: Union[ObservationType, str] = ObservationType.FLAT,
         render_mode: Optional[str] = None,
         **env_kwargs: Any,
@@ -98,6 +112,11 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             raise ValueError(
                 f"render_mode must be None or one of {self.metadata['render_modes']}, "
                 f"got {quote(render_mode)}"
+            )
+        if not isinstance(mask_in_observation, (bool, np.bool_)):
+            raise ValueError(
+                "mask_in_observation must be a bool, got "
+                f"{type(mask_in_observation).__name__} {quote(mask_in_observation, 40)}"
             )
         env_kwargs.setdefault("invalid_action_response", "penalize")
         if not (isinstance(env_class, type) and issubclass(env_class, MathyEnv)):
@@ -130,16 +149,25 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         to 1."""
         self.repeat_problem = repeat_problem
         """Whether every reset replays the first generated problem."""
+        self.mask_in_observation = bool(mask_in_observation)
+        """Whether observations are `{"observations": ..., "action_mask": ...}`
+        dicts."""
         self.obs_type = to_observation_type(obs_type)
         self.render_mode = render_mode
         """None, "ansi" or "human"."""
         self.action_size = self.mathy.action_size
         self.action_space: MaskedDiscrete = MaskedDiscrete(self.action_size)
         """A `Discrete(action_size)` space whose `mask` follows the valid actions."""
-        self.observation_space = observation_space(
+        space = observation_space(
             self.obs_type, self.mathy.max_seq_len, len(self.mathy.rules)
         )
-        """The Gymnasium space of `obs_type` observations."""
+        self.observation_space: gymnasium.spaces.Space[Any] = (
+            masked_observation_space(space, self.action_size)
+            if self.mask_in_observation
+            else space
+        )
+        """The Gymnasium space of `obs_type` observations (inside a `Dict` with
+        the action mask when `mask_in_observation` is set)."""
         self.state = None
         self._problem: Optional[MathyEnvProblem] = None
         self._episode_over = False
@@ -164,7 +192,9 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             self.mathy.np_random = self.np_random
             state, problem = self._initial_state()
             mask = self._mask_of(state)
-            observation = self._observe(state, self.mathy.valid_moves_array(state))
+            observation = self._observe(
+                state, self.mathy.valid_moves_array(state), mask
+            )
         except BaseException:
             self._restore_generators(saved)
             raise
@@ -203,11 +233,11 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         if oversize:
             mask: npt.NDArray[np.int8] = np.zeros(self.action_size, np.int8)
             no_moves = np.zeros((len(self.mathy.rules), 0), np.int8)
-            observation = self._observe(state, no_moves)
+            observation = self._observe(state, no_moves, mask)
         else:
             mask = self._mask_of(next_state)
             observation = self._observe(
-                next_state, self.mathy.valid_moves_array(next_state)
+                next_state, self.mathy.valid_moves_array(next_state), mask
             )
         truncated = next_state.agent.moves_remaining <= 0
         info: Dict[str, Any] = {
@@ -322,10 +352,15 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         return mask.reshape(-1)
 
     def _observe(
-        self, state: MathyEnvState, move_mask: npt.NDArray[np.int8]
+        self,
+        state: MathyEnvState,
+        move_mask: npt.NDArray[np.int8],
+        flat_mask: npt.NDArray[np.int8],
     ) -> Observation:
         """The observation of `state` with `move_mask` (a `(rules, nodes)` matrix)
-        as its action mask, as a value of `observation_space`."""
+        as its action mask, as a value of `observation_space` (with `flat_mask`,
+        the `action_size` mask of the step's info, beside it when
+        `mask_in_observation` is set)."""
         mathy = self.mathy
         kind = get_observation_kind(self.obs_type)
         built = state.to_observation(
@@ -337,6 +372,8 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             mask_as_probabilities=self.mask_as_probabilities,
         )
         observation: Observation = kind.to_gym(built)
+        if self.mask_in_observation:
+            return masked_observation(observation, flat_mask)
         return observation
 
 

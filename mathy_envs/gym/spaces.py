@@ -1,6 +1,6 @@
 """Gymnasium spaces: the masked action space and the observation spaces."""
 
-from typing import Any, Optional, Union
+from typing import Any, Dict, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -58,4 +58,50 @@ def observation_space(
     return get_observation_kind(obs_type).space(max_seq_len, num_rules)
 
 
-__all__ = ("MaskedDiscrete", "observation_space")
+OBSERVATIONS_KEY = "observations"
+"""The key of the normal observation in an observation that carries its mask."""
+ACTION_MASK_KEY = "action_mask"
+"""The key of the 0/1 action mask in an observation that carries its mask."""
+
+
+def masked_observation_space(
+    observations: spaces.Space[Any], action_size: int
+) -> spaces.Dict:
+    """The space of observations that carry their action mask: a `Dict` with
+    exactly two keys, `"observations"` (the `observations` space) and
+    `"action_mask"` (`Box(0, 1, (action_size,), float32)`), the layout RL
+    libraries' action-masking models read."""
+    if not isinstance(observations, spaces.Space):
+        raise ValueError(
+            f"observations must be a gymnasium Space, got {type(observations).__name__}"
+        )
+    if isinstance(action_size, bool) or not isinstance(action_size, (int, np.integer)):
+        raise ValueError(
+            f"action_size must be a positive int, got {type(action_size).__name__}"
+        )
+    if action_size < 1:
+        raise ValueError(f"action_size must be a positive int, got {int(action_size)}")
+    return spaces.Dict(
+        {
+            OBSERVATIONS_KEY: observations,
+            ACTION_MASK_KEY: spaces.Box(0.0, 1.0, (int(action_size),), np.float32),
+        }
+    )
+
+
+def masked_observation(observation: Any, mask: npt.ArrayLike) -> Dict[str, Any]:
+    """An observation with its action mask, a value of `masked_observation_space`:
+    `{"observations": observation, "action_mask": mask}` with the mask as float32
+    0/1 (any nonzero entry, a probability for example, becomes 1)."""
+    action_mask = (np.asarray(mask) != 0).astype(np.float32)
+    return {OBSERVATIONS_KEY: observation, ACTION_MASK_KEY: action_mask}
+
+
+__all__ = (
+    "ACTION_MASK_KEY",
+    "OBSERVATIONS_KEY",
+    "MaskedDiscrete",
+    "masked_observation",
+    "masked_observation_space",
+    "observation_space",
+)
