@@ -174,7 +174,7 @@ def _read(observation: Any, what: str) -> _Graph:
     """The real nodes, edges and mask of one observation, checked."""
     kind, fields = _fields(observation, what)
     features = _array(fields["node_features"], "node_features", 2, what)
-    if features.ndim == 2 and features.shape[0] == 0:
+    if features.shape[0] == 0:
         raise ValueError(f"{what}: node_features has no rows")
     length = features.shape[0]
     num_nodes = _count(fields["num_nodes"], "num_nodes", 1, length, what)
