@@ -22,7 +22,9 @@ EXPECTED = {
 }
 ALL_SNIPPETS = sorted(SNIPPETS.rglob("*.py"))
 # Snippets that need an optional package: skipped only where it is not installed.
-REQUIRES = {"maskable_ppo.py": "sb3_contrib"}
+REQUIRES = {"maskable_ppo.py": "sb3_contrib", "gnn_policy.py": "torch_geometric"}
+GNN_POLICY_SNIPPET = SNIPPETS / "pyg" / "gnn_policy.py"
+"""The PyTorch Geometric example (importing torch_geometric alone takes seconds)."""
 
 
 def test_every_seed_snippet_is_present() -> None:
@@ -35,7 +37,11 @@ def test_every_seed_snippet_is_present() -> None:
         pytest.param(
             path,
             id=str(path.relative_to(SNIPPETS)),
-            marks=[pytest.mark.slow] if path == MASKABLE_PPO_SNIPPET else [],
+            marks=(
+                [pytest.mark.slow]
+                if path in (MASKABLE_PPO_SNIPPET, GNN_POLICY_SNIPPET)
+                else []
+            ),
         )
         for path in ALL_SNIPPETS
     ],

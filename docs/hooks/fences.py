@@ -12,7 +12,9 @@ replaced (outside fenced code blocks) by what `kind` renders:
   the library.
 - `output:<path>`: runs a snippet (`.py` with this Python, `.sh` with bash; paths
   relative to the repository root) and shows what it prints, so printed examples
-  can't go stale. A `.sh` snippet's stderr is shown too, as a terminal would.
+  can't go stale. A `.sh` snippet's stderr is shown too, as a terminal would. A
+  snippet that needs an optional package (`REQUIRES`) is not run where that package
+  is missing: the page says so in place of the output, and the build goes on.
 
 A fence that can't be rendered (an expression that does not parse, a snippet that
 fails) becomes a visible error block on the page and a logged warning, so
@@ -26,6 +28,7 @@ The hook also warns about Python code pasted into a page: examples belong in
 from __future__ import annotations
 
 import html
+import importlib.util
 import logging
 import os
 import re
@@ -55,6 +58,10 @@ RADIUS = 17.0
 PADDING = 22.0
 
 SNIPPET_TIMEOUT = 120
+
+REQUIRES: Dict[str, str] = {"snippets/pyg/gnn_policy.py": "torch_geometric"}
+"""`output:` snippets that need an optional package -> the module to look for
+(tests/test_snippets.py skips the same snippets where it is missing)."""
 
 class FenceError(Exception):
     """A fence whose body can't be rendered."""
@@ -269,9 +276,27 @@ def run_snippet(path: str, root: Path = ROOT) -> SnippetRun:
             shutil.rmtree(shim, ignore_errors=True)
 
 
+def missing_requirement(path: str) -> Optional[str]:
+    """The optional module the snippet at `path` needs and this Python lacks."""
+    module = REQUIRES.get(path.strip())
+    if module is not None and importlib.util.find_spec(module) is None:
+        return module
+    return None
+
+
 def render_output(path: str, run: Optional[SnippetRun] = None) -> str:
-    """What the snippet at `path` prints, as a code block."""
+    """What the snippet at `path` prints, as a code block (a note instead when it
+    needs an optional package that is not installed)."""
     path = path.strip()
+    missing = missing_requirement(path)
+    if missing is not None:
+        log.info("%s: output not shown, %s is not installed", path, missing)
+        return (
+            '<div class="admonition note mathy-output-missing">'
+            '<p class="admonition-title">Output</p>'
+            f"<p>This example needs <code>{html.escape(missing)}</code>; its output "
+            "is shown where the documentation is built with it installed.</p></div>"
+        )
     result = run if run is not None else run_snippet(path)
     if result.returncode != 0:
         detail = result.stderr.strip().splitlines()[-5:]
@@ -413,7 +438,11 @@ def on_pre_build(config: Any, **kwargs: Any) -> None:
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))  # `features:` reads mathy_envs from the checkout
     _runs.clear()
-    paths = collect_outputs(Path(config["docs_dir"]))
+    paths = [
+        path
+        for path in collect_outputs(Path(config["docs_dir"]))
+        if missing_requirement(path) is None
+    ]
     workers = max(1, min(len(paths), os.cpu_count() or 2))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for path, result in zip(paths, pool.map(run_snippet, paths)):

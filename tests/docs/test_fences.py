@@ -186,6 +186,19 @@ def test_output_fence_runs_the_snippet(tmp_path: Path) -> None:
     assert error is not None and "boom" in error and "mathy-fence-error" in html
 
 
+def test_output_fence_of_a_snippet_missing_its_package_shows_a_note(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Not run at all (the file does not even exist): the page says what is missing.
+    monkeypatch.setitem(fences.REQUIRES, "needs.py", "no_such_package_for_docs")
+    html, error = fences.render_fence("output", "needs.py")
+    assert error is None
+    assert "no_such_package_for_docs" in html and "mathy-fence-error" not in html
+    monkeypatch.setitem(fences.REQUIRES, "needs.py", "json")  # installed: it runs
+    _, error = fences.render_fence("output", "needs.py")
+    assert error is not None and "no such snippet" in error
+
+
 # -- the pages themselves ----------------------------------------------------------
 
 PAGES = sorted(DOCS.rglob("*.md"))
