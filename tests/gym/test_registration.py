@@ -74,6 +74,7 @@ SPAWNED_WORKERS = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_module_id_form_works_in_spawned_vector_workers() -> None:
     """Spawned workers of a parent with no main file to re-import (here `-c`;
     likewise Ray workers) never ran the parent's `import mathy_envs.gym`."""
