@@ -4,6 +4,8 @@ never imported it, where the bare id is unknown."""
 
 import textwrap
 
+import pytest
+
 from helpers import run_python
 
 MAKE_IN_A_FRESH_INTERPRETER = textwrap.dedent(
