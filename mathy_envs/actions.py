@@ -7,7 +7,7 @@ import numpy.typing as npt
 from mathy_core import BaseRule, ExpressionParser, MathExpression
 
 from .limits import quote
-from .masks import MaskArray, MaskCache, checked_mask
+from .masks import MaskArray, MaskCache, Sweep, checked_mask
 from .parsing import (
     ExpressionCache,
     ParsedExpression,
@@ -210,16 +210,16 @@ class ActionSpace:
         return self._mask_of(check_state(env_state).agent.problem)
 
     def _mask_of(self, text: str) -> MaskArray:
-        return self._masks.get(text, self._rules, lambda: self._compute_mask(text))
+        return self._masks.get(text, self._rules, lambda sweep: self._compute_mask(text, sweep))
 
-    def _compute_mask(self, text: str) -> MaskArray:
+    def _compute_mask(self, text: str, sweep: Sweep) -> MaskArray:
         parsed = self._expressions.parse(text)
         if parsed.has_equation and not self.supports_equations:
             raise ValueError(
                 f"{type(self).__name__} does not support equations: {quote(text)}"
             )
         return checked_mask(
-            self._rules, parsed, self._expressions, lambda: parse_text(self._parser, text)
+            sweep, parsed, self._expressions, lambda: parse_text(self._parser, text)
         )
 
     def get_valid_moves(self, env_state: MathyEnvState) -> List[List[int]]:
@@ -246,7 +246,7 @@ class ActionSpace:
         parsed = ParsedExpression(str(expression.get_root()), expression)
         admit(parsed)
         mask = checked_mask(
-            self._rules, parsed, self._expressions, expression.clone, rule_list
+            Sweep(self._rules, rule_list), parsed, self._expressions, expression.clone
         )
         return mask.tolist()  # type: ignore[no-any-return]
 

@@ -16,7 +16,7 @@ from .limits import DEFAULT_MAX_SEQ_LEN, check_max_seq_len, quote
 from .masks import MaskCache
 from .observations import MathyObservation, MathyObservationUnion, ObservationType
 from .parsing import (
-    apply_rule,
+    apply_at,
     default_parser,
 )
 from .rewards import PENALIZING_RULES, EnvRewards, REWARDING_RULES, RewardScheme, win_signal
@@ -252,8 +252,7 @@ class MathyEnv(ActionSpace, Rendering):
         ):
             return self._invalid_action(env_state, (rule_index, node_index))
         rule = self._rules[rule_index]
-        tree = self._expressions.take_tree(agent.problem)
-        change = apply_rule(tree, rule, node_index, agent.problem)
+        change = apply_at(rule, self._expressions.take_node(agent.problem, node_index))
         assert change.result is not None
         out_state = env_state.get_out_state(
             problem=str(change.result.get_root()),

@@ -35,6 +35,9 @@ QUOTE_LENGTH = 200
 """Error messages quote at most this many characters of a text."""
 
 _NUMBER = re.compile(r"[0-9.]+")
+_LONG_NUMBER = re.compile(r"[0-9.]{%d,}" % (MAX_CONSTANT_DIGITS + 1))
+"""A run of more characters than a number within `MAX_CONSTANT_DIGITS` can have
+(only these can hold too many significant digits)."""
 
 
 def quote(text: Any, limit: int = QUOTE_LENGTH) -> str:
@@ -64,6 +67,16 @@ def check_text(text: Any) -> str:
             f"problem text {quote(text)} is longer than MAX_TEXT_LENGTH="
             f"{MAX_TEXT_LENGTH} characters"
         )
+    # Only a text with more opening brackets than MAX_NESTING can nest too deep,
+    # and only a long run of digits can hold too many significant ones.
+    if text.count("(") + text.count("[") > MAX_NESTING:
+        _check_nesting(text)
+    if _LONG_NUMBER.search(text) is not None:
+        _check_digits(text)
+    return text
+
+
+def _check_nesting(text: str) -> None:
     depth = 0
     for char in text:
         if char in "([":
@@ -75,6 +88,9 @@ def check_text(text: Any) -> str:
                 )
         elif char in ")]":
             depth -= 1
+
+
+def _check_digits(text: str) -> None:
     for number in _NUMBER.findall(text):
         digits = len(number.replace(".", "").strip("0"))
         if digits > MAX_CONSTANT_DIGITS:
@@ -82,7 +98,6 @@ def check_text(text: Any) -> str:
                 f"constant {quote(number, 40)} in {quote(text)} has more than "
                 f"MAX_CONSTANT_DIGITS={MAX_CONSTANT_DIGITS} significant digits"
             )
-    return text
 
 
 def check_constant(value: Any, text: str) -> None:

@@ -7,7 +7,7 @@ expressions (`ParsedExpression.safe`) are known to be both; every other action
 is applied to a fresh copy of the tree and checked.
 """
 
-from typing import Callable, Iterable, List, Optional, Sequence, Type
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
 import numpy.typing as npt
@@ -15,7 +15,7 @@ from mathy_core import BaseRule, MathExpression
 
 from .lru import LRUCache
 from .parsing import ExpressionCache, ParsedExpression, apply_rule
-from .rules import CORE_RULE_TYPES
+from .rules import APPLICABLE_NODE_TYPES, CORE_RULE_TYPES, EXPRESSION_TYPES
 from .values import same_value
 
 MaskArray = npt.NDArray[np.int8]
@@ -27,22 +27,72 @@ FreshTree = Callable[[], MathExpression]
 """Returns a copy of the expression's tree that a check may change."""
 
 
+RuleCheck = Tuple[int, Callable[[MathExpression], bool]]
+"""A rule's row in the mask and its `can_apply_to`."""
+
+
+class Sweep:
+    """`can_apply_to` of every rule at every node, for one list of rules, without
+    the calls whose answer is known: a core rule is not asked about a node of a
+    type it can never apply to (`APPLICABLE_NODE_TYPES`). Other rules, and nodes
+    of types mathy_core's parser does not build, are always asked.
+
+    With `rule_types`, the rows of rules of other types are zero.
+    """
+
+    def __init__(
+        self,
+        rules: Sequence[BaseRule],
+        rule_types: Optional[Sequence[Type[BaseRule]]] = None,
+    ) -> None:
+        allowed = tuple(rule_types) if rule_types is not None else None
+        self.rules: List[BaseRule] = list(rules)
+        self._asked = [
+            (index, rule.can_apply_to, APPLICABLE_NODE_TYPES.get(type(rule)))
+            for index, rule in enumerate(self.rules)
+            if allowed is None or isinstance(rule, allowed)
+        ]
+        self._checks: Dict[type, Tuple[RuleCheck, ...]] = {}
+
+    def checks(self, node_type: type) -> Tuple[RuleCheck, ...]:
+        """The rules to ask about a node of `node_type`."""
+        checks = self._checks.get(node_type)
+        if checks is None:
+            known = node_type in EXPRESSION_TYPES
+            checks = tuple(
+                (index, can_apply)
+                for index, can_apply, applicable in self._asked
+                if applicable is None or not known or node_type in applicable
+            )
+            # Filled once per node type; a race only computes the same tuple twice.
+            self._checks[node_type] = checks
+        return checks
+
+    def mask(self, nodes: Sequence[MathExpression]) -> MaskArray:
+        """The `(num_rules, num_nodes)` mask of `can_apply_to` at `nodes`."""
+        count = len(nodes)
+        rows = [[0] * count for _ in self.rules]
+        known = self._checks
+        for column, node in enumerate(nodes):
+            kind = type(node)
+            checks = known.get(kind)
+            if checks is None:
+                checks = self.checks(kind)
+            for row, can_apply in checks:
+                if can_apply(node):
+                    rows[row][column] = 1
+        return np.asarray(rows, dtype=np.int8).reshape(len(rows), count)
+
+
 def candidate_mask(
     rules: Sequence[BaseRule],
     nodes: Sequence[MathExpression],
     rule_types: Optional[Sequence[Type[BaseRule]]] = None,
 ) -> MaskArray:
-    """`can_apply_to` of every rule at every node; with `rule_types`, the rows of
-    rules of other types are zero."""
-    allowed = tuple(rule_types) if rule_types is not None else None
-    rows: List[List[int]] = []
-    for rule in rules:
-        if allowed is not None and not isinstance(rule, allowed):
-            rows.append([0] * len(nodes))
-            continue
-        can_apply = rule.can_apply_to
-        rows.append([1 if can_apply(node) else 0 for node in nodes])
-    return np.asarray(rows, dtype=np.int8).reshape(len(rules), len(nodes))
+    """`can_apply_to` of every rule at every node (see `Sweep`, which does this
+    for many expressions); with `rule_types`, the rows of rules of other types are
+    zero."""
+    return Sweep(rules, rule_types).mask(nodes)
 
 
 def rows_to_check(rules: Sequence[BaseRule], parsed: ParsedExpression) -> Iterable[int]:
@@ -91,15 +141,15 @@ def remove_unsound(
 
 
 def checked_mask(
-    rules: Sequence[BaseRule],
+    sweep: Sweep,
     parsed: ParsedExpression,
     expressions: ExpressionCache,
     fresh_tree: FreshTree,
-    rule_types: Optional[Sequence[Type[BaseRule]]] = None,
 ) -> MaskArray:
-    """The mask of `parsed`: `candidate_mask`, less the actions whose result would
-    be out of the supported range or change the expression's value."""
-    mask = candidate_mask(rules, parsed.nodes, rule_types)
+    """The mask of `parsed`: `sweep`'s, less the actions whose result would be out
+    of the supported range or change the expression's value."""
+    mask = sweep.mask(parsed.nodes)
+    rules = sweep.rules
     remove_unsound(rules, mask, rows_to_check(rules, parsed), parsed, expressions, fresh_tree)
     return mask
 
@@ -115,21 +165,25 @@ class MaskCache:
 
     def __init__(self, capacity: int = MASK_CACHE_SIZE) -> None:
         self._masks: LRUCache[str, MaskArray] = LRUCache(capacity)
-        self._rules: List[BaseRule] = []
+        self._sweep = Sweep([])
 
     def clear(self) -> None:
         self._masks.clear()
 
     def get(
-        self, text: str, rules: List[BaseRule], compute: Callable[[], MaskArray]
+        self, text: str, rules: List[BaseRule], compute: Callable[[Sweep], MaskArray]
     ) -> MaskArray:
-        """The cached mask of `text`, or `compute()`'s, made read-only and kept."""
-        if self._rules != rules:
+        """The cached mask of `text`, or `compute(sweep)`'s (with the `Sweep` of
+        `rules`), made read-only and kept."""
+        sweep = self._sweep
+        if sweep.rules != rules:
             self._masks.clear()
-            self._rules = list(rules)
+            # One attribute holds the rules and their sweep, so no thread sees
+            # the one without the other.
+            sweep = self._sweep = Sweep(rules)
         mask = self._masks.get(text)
         if mask is None:
-            mask = compute()
+            mask = compute(sweep)
             mask.flags.writeable = False
             self._masks.put(text, mask)
         return mask
@@ -139,6 +193,7 @@ __all__ = (
     "MASK_CACHE_SIZE",
     "MaskArray",
     "MaskCache",
+    "Sweep",
     "candidate_mask",
     "checked_mask",
     "keeps_value",

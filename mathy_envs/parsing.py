@@ -103,6 +103,12 @@ def apply_rule(
     node = node_at_index(tree, index)
     if node is None:
         raise ValueError(f"no node {index} in {quote(text or str(tree))}")
+    return apply_at(rule, node)
+
+
+def apply_at(rule: BaseRule, node: MathExpression) -> ExpressionChangeRule:
+    """Apply `rule` at `node`, changing its tree; the new expression is
+    `change.result.get_root()`."""
     change = rule.apply_to(node)
     if change.result is None:
         change.result = node
@@ -391,6 +397,19 @@ class ExpressionCache:
             return entry.tree.clone()
         self._entries.pop(text)
         return entry.tree
+
+    def take_node(self, text: str, index: int) -> MathExpression:
+        """The `index`-th node (in-order) of `take_tree(text)`; `ValueError` if the
+        tree has no such node."""
+        entry = self._entries.get(text)
+        if entry is not None and not entry.shared and 0 <= index < len(entry):
+            # The cached tree itself, whose nodes are listed already.
+            self._entries.pop(text)
+            return entry.nodes[index]
+        node = node_at_index(self.take_tree(text), index)
+        if node is None:
+            raise ValueError(f"no node {index} in {quote(text)}")
+        return node
 
     def clear(self) -> None:
         self._entries.clear()

@@ -1,8 +1,23 @@
 """The core rules: the default action set of every environment, in action order."""
 
-from typing import FrozenSet, List
+from typing import Dict, FrozenSet, List
 
-from mathy_core import BaseRule
+from mathy_core import (
+    AbsExpression,
+    AddExpression,
+    BaseRule,
+    ConstantExpression,
+    DivideExpression,
+    EqualExpression,
+    FactorialExpression,
+    FunctionExpression,
+    MultiplyExpression,
+    NegateExpression,
+    PowerExpression,
+    SgnExpression,
+    SubtractExpression,
+    VariableExpression,
+)
 from mathy_core.rules import (
     AssociativeSwapRule,
     CommutativeSwapRule,
@@ -36,4 +51,54 @@ CORE_RULE_TYPES: FrozenSet[type] = frozenset(type(rule) for rule in core_rules()
 to be exact and in range; every other rule's results are checked one by one."""
 
 
-__all__ = ("CORE_RULE_TYPES", "core_rules")
+EXPRESSION_TYPES: FrozenSet[type] = frozenset(
+    {
+        AbsExpression,
+        AddExpression,
+        ConstantExpression,
+        DivideExpression,
+        EqualExpression,
+        FactorialExpression,
+        FunctionExpression,
+        MultiplyExpression,
+        NegateExpression,
+        PowerExpression,
+        SgnExpression,
+        SubtractExpression,
+        VariableExpression,
+    }
+)
+"""The node types mathy_core's parser builds."""
+
+_BINARY_TYPES = frozenset(
+    {
+        AddExpression,
+        DivideExpression,
+        EqualExpression,
+        MultiplyExpression,
+        PowerExpression,
+        SubtractExpression,
+    }
+)
+
+APPLICABLE_NODE_TYPES: Dict[type, FrozenSet[type]] = {
+    # `a + b` or `a * b` under a parent of the same operation.
+    AssociativeSwapRule: frozenset({AddExpression, MultiplyExpression}),
+    CommutativeSwapRule: frozenset({AddExpression, EqualExpression, MultiplyExpression}),
+    # Any binary operation on constants, or the negation of one.
+    ConstantsSimplifyRule: _BINARY_TYPES | {NegateExpression},
+    DistributiveFactorOutRule: frozenset({AddExpression}),
+    # A product with a sum on one side.
+    DistributiveMultiplyRule: frozenset({MultiplyExpression}),
+    # `a - b`, or `a + -b` (restated as a subtraction).
+    RestateSubtractionRule: frozenset({AddExpression, SubtractExpression}),
+    VariableMultiplyRule: frozenset({MultiplyExpression}),
+}
+"""For each core rule type, the node types (of `EXPRESSION_TYPES`) its
+`can_apply_to` can accept: each of these rules first tests the type of the node
+(and of its children), and is False at the other types. Masks ask a core rule only
+about nodes of these types, and about nodes of types mathy_core's parser does not
+build; the tests check the table against asking every rule about every node."""
+
+
+__all__ = ("APPLICABLE_NODE_TYPES", "CORE_RULE_TYPES", "EXPRESSION_TYPES", "core_rules")

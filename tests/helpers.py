@@ -11,7 +11,7 @@ import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Type
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Type
 
 import numpy as np
 from mathy_core import BaseRule
@@ -26,8 +26,10 @@ from mathy_core.rules import (
 )
 
 from mathy_envs import MathyEnv, MathyEnvState, envs
+from mathy_envs.env import sample_valid_action
+from mathy_envs.envs import ENV_TASKS
 from mathy_envs.time_step import TimeStep, is_terminal_transition
-from mathy_envs.types import ActionType
+from mathy_envs.types import ActionType, MathyEnvDifficulty, MathyEnvProblemArgs
 
 REPO = Path(__file__).resolve().parent.parent
 """The root of this checkout."""
@@ -97,6 +99,27 @@ def play(seed: int, steps: int, invalid_every: int = 0) -> MathyEnvState:
         if is_terminal_transition(step):
             break
     return state
+
+
+def random_play_states(per_env: int, seed: int = 4) -> List[Tuple[MathyEnv, MathyEnvState]]:
+    """About `per_env` states of seeded masked random play in every built-in env
+    and difficulty, each with the env that reached it."""
+    states: List[Tuple[MathyEnv, MathyEnvState]] = []
+    for task, env_class in ENV_TASKS.items():
+        for difficulty in MathyEnvDifficulty:
+            env = env_class(seed=23)
+            rng = np.random.default_rng(seed)
+            while sum(1 for e, _ in states if e is env) < per_env:
+                state, _ = env.get_initial_state(MathyEnvProblemArgs(difficulty), print_problem=False)
+                for _ in range(per_env):
+                    states.append((env, state))
+                    action = sample_valid_action(env.valid_moves_array(state), rng)
+                    if action is None:
+                        break
+                    state, step, _ = env.get_next_state(state, action)
+                    if is_terminal_transition(step):
+                        break
+    return states
 
 
 def snapshot(state: MathyEnvState) -> str:

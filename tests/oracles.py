@@ -6,6 +6,7 @@ import math
 from fractions import Fraction
 from typing import Dict, List, Literal, Sequence, Tuple
 
+import numpy as np
 from mathy_core import (
     AbsExpression,
     AddExpression,
@@ -182,3 +183,13 @@ def keeps_value(text: str, rule: object, index: int) -> bool:
     except Exception:
         return False
     return same_exact_value(ExpressionParser().parse(text), after, seed=index)
+
+
+def every_can_apply_to(rules: Sequence[object], tree: MathExpression) -> np.ndarray:
+    """Each rule's `can_apply_to` at each node of `tree` in mathy_core's own
+    in-order list: the mask before any result is checked, with no call skipped."""
+    nodes = tree.to_list("inorder")
+    return np.asarray(
+        [[1 if rule.can_apply_to(node) else 0 for node in nodes] for rule in rules],  # type: ignore[attr-defined]
+        dtype=np.int8,
+    ).reshape(len(rules), len(nodes))

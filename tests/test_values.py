@@ -4,7 +4,7 @@ rejected when taken; problems without a finite value are refused; and
 `finalize_state` sees through integer wrap-around."""
 
 import os
-from typing import List, Tuple
+from typing import List
 
 import numpy as np
 import pytest
@@ -12,17 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mathy_core.rules import ConstantsSimplifyRule
 
-from mathy_envs import MathyEnvState, envs
-from mathy_envs.env import MathyEnv, sample_valid_action
+from mathy_envs import envs
 from mathy_envs.envs import ENV_TASKS
-from mathy_envs.masks import candidate_mask, remove_unsound
+from mathy_envs.masks import remove_unsound
 from mathy_envs.parsing import parse_text
-from mathy_envs.time_step import is_terminal_transition
-from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
 from mathy_envs.values import same_value
 
-from helpers import valid_actions
-from oracles import parse, same_exact_value
+from helpers import random_play_states, valid_actions
+from oracles import every_can_apply_to, parse, same_exact_value
 
 CONSTANTS = 0  # ConstantsSimplifyRule's row in the core rules
 
@@ -145,36 +142,17 @@ def test_same_value_against_the_exact_oracle() -> None:
     assert not same_value(parse("2^64 + x"), parse("0 + x"), "s")
 
 
-def _random_play_states(per_env: int) -> List[Tuple[MathyEnv, MathyEnvState]]:
-    states: List[Tuple[MathyEnv, MathyEnvState]] = []
-    for task, env_class in ENV_TASKS.items():
-        for difficulty in MathyEnvDifficulty:
-            env = env_class(seed=23)
-            rng = np.random.default_rng(4)
-            while sum(1 for e, _ in states if e is env) < per_env:
-                state, _ = env.get_initial_state(MathyEnvProblemArgs(difficulty), print_problem=False)
-                for _ in range(per_env):
-                    states.append((env, state))
-                    action = sample_valid_action(env.valid_moves_array(state), rng)
-                    if action is None:
-                        break
-                    state, step, _ = env.get_next_state(state, action)
-                    if is_terminal_transition(step):
-                        break
-    return states
-
-
 @pytest.mark.slow
 def test_the_fast_masks_equal_the_fully_checked_masks() -> None:
     """Masks of safe expressions skip checking each core rule's result; on every
     state seeded random play reaches, that gives the fully checked mask, and every
     offered action keeps the value (by the exact oracle)."""
     checked = 0
-    for env, state in _random_play_states(per_env=25):
+    for env, state in random_play_states(per_env=25):
         text = state.agent.problem
         parsed = env._expressions.parse(text)
         fast = env.valid_moves_array(state)
-        full = candidate_mask(env.rules, parsed.nodes)
+        full = every_can_apply_to(env.rules, parsed.tree)
         remove_unsound(env.rules, full, range(len(env.rules)), parsed, env._expressions, lambda: parse_text(env.parser, text))
         assert np.array_equal(fast, full), text
         for action in valid_actions(env, state)[:3]:
@@ -240,7 +218,7 @@ def test_fast_masks_of_small_polynomials_equal_fully_checked_masks(text: str) ->
         return
     parsed = env._expressions.parse(text)
     fast = env.valid_moves_array(state)
-    full = candidate_mask(env.rules, parsed.nodes)
+    full = every_can_apply_to(env.rules, parsed.tree)
     remove_unsound(env.rules, full, range(len(env.rules)), parsed, env._expressions, lambda: parse_text(env.parser, text))
     assert np.array_equal(fast, full), (text, np.argwhere(fast != full).tolist())
     for action in valid_actions(env, state):

@@ -1,0 +1,137 @@
+"""The sweep behind every mask: which rules apply at which nodes, asking a core
+rule only about the node types it can apply to."""
+
+from typing import List, Tuple
+
+import numpy as np
+import pytest
+from mathy_core import (
+    AddExpression,
+    BaseRule,
+    ConstantExpression,
+    MathExpression,
+    MultiplyExpression,
+    NegateExpression,
+    PowerExpression,
+    SubtractExpression,
+    VariableExpression,
+)
+from mathy_core.rules import CommutativeSwapRule, DistributiveFactorOutRule
+
+from mathy_envs import MathyEnv, MathyEnvState, envs
+from mathy_envs.env import sample_valid_action
+from mathy_envs.masks import Sweep
+from mathy_envs.rules import EXPRESSION_TYPES, core_rules
+from mathy_envs.time_step import is_terminal_transition
+from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
+
+from helpers import random_play_states
+from oracles import every_can_apply_to, parse
+
+
+@pytest.mark.slow
+def test_the_sweep_equals_asking_every_rule_about_every_node() -> None:
+    """On every state seeded random play reaches in every env and difficulty,
+    for the default rules and with preferred-term commute, skipping by node type
+    gives the same mask as asking every rule about every node."""
+    rule_sets: List[List[BaseRule]] = [core_rules(), core_rules(preferred_term_commute=True)]
+    sweeps = [Sweep(rules) for rules in rule_sets]
+    checked = 0
+    seen_types = set()
+    for env, state in random_play_states(per_env=120, seed=9) + subtraction_states():
+        tree = parse(state.agent.problem)
+        nodes = tree.to_list("inorder")
+        seen_types.update(type(node) for node in nodes)
+        for rules, sweep in zip(rule_sets, sweeps):
+            assert np.array_equal(sweep.mask(nodes), every_can_apply_to(rules, tree)), (
+                state.agent.problem
+            )
+        checked += 1
+    assert checked >= 2500
+    # The states hold every node type the envs' problems are made of.
+    assert {
+        AddExpression, SubtractExpression, MultiplyExpression, PowerExpression,
+        NegateExpression, ConstantExpression, VariableExpression,
+    } <= seen_types, seen_types
+
+
+def subtraction_states() -> List[Tuple[MathyEnv, MathyEnvState]]:
+    """States of seeded random play on problems with subtraction and negation,
+    which the default generators don't write."""
+    env = envs.PolySimplify(ops=["+", "-"], seed=5)
+    rng = np.random.default_rng(5)
+    states: List[Tuple[MathyEnv, MathyEnvState]] = []
+    for difficulty in MathyEnvDifficulty:
+        for _ in range(10):
+            state, _ = env.get_initial_state(MathyEnvProblemArgs(difficulty), print_problem=False)
+            for _ in range(30):
+                states.append((env, state))
+                action = sample_valid_action(env.valid_moves_array(state), rng)
+                if action is None:
+                    break
+                state, step, _ = env.get_next_state(state, action)
+                if is_terminal_transition(step):
+                    break
+    for text in ["-x + 2 - -3y", "4x - (2 - y) * -x^2", "-(x + 2) - 7"]:
+        states.append((env, env.state_from_text(text)))
+    return states
+
+
+def test_every_node_type_the_parser_builds_is_in_the_table() -> None:
+    texts = ["4x + 2 - 3y * -z", "x^2 / 7 = 5!", "sgn(y) + x"]
+    built = {type(node) for text in texts for node in parse(text).to_list("inorder")}
+    assert built <= EXPRESSION_TYPES
+
+
+def test_a_rule_outside_the_table_is_asked_about_every_node() -> None:
+    asked: List[str] = []
+
+    class Tracing(DistributiveFactorOutRule):
+        def can_apply_to(self, node: MathExpression) -> bool:
+            asked.append(type(node).__name__)
+            return super().can_apply_to(node)
+
+    tree = parse("4x + 2x + 7")
+    nodes = tree.to_list("inorder")
+    mask = Sweep([Tracing()]).mask(nodes)
+    assert len(asked) == len(nodes)
+    assert np.array_equal(mask, every_can_apply_to([DistributiveFactorOutRule()], tree))
+
+
+def test_a_node_of_a_type_the_parser_never_builds_is_asked_about() -> None:
+    class MyAdd(AddExpression):
+        pass
+
+    tree = parse("4x + 2x")
+    assert isinstance(tree, AddExpression)
+    node = MyAdd(tree.left, tree.right)
+    rules = core_rules()
+    mask = Sweep(rules).mask([node])
+    # Every rule that accepts an AddExpression accepts the subclass, as mathy_core
+    # checks types with isinstance.
+    assert mask[[type(r) for r in rules].index(DistributiveFactorOutRule), 0] == 1
+    assert mask[[type(r) for r in rules].index(CommutativeSwapRule), 0] == 1
+
+
+def test_rule_types_zero_the_other_rows() -> None:
+    tree = parse("4x + 2x")
+    rules = core_rules()
+    nodes = tree.to_list("inorder")
+    mask = Sweep(rules, [DistributiveFactorOutRule]).mask(nodes)
+    full = every_can_apply_to(rules, tree)
+    factor = [type(r) for r in rules].index(DistributiveFactorOutRule)
+    assert np.array_equal(mask[factor], full[factor]) and mask[factor].any()
+    assert not np.delete(mask, factor, axis=0).any()
+
+
+def test_env_masks_follow_a_change_of_the_env_rules() -> None:
+    env = envs.PolySimplify()
+    text = "4x + 2y"
+    state = env.state_from_text(text)
+    commute = [type(r) for r in env.rules].index(CommutativeSwapRule)
+    before = env.valid_moves_array(state).copy()
+    env.rules[commute] = CommutativeSwapRule(preferred=True)
+    after = env.valid_moves_array(state)
+    # Preferred-term commute also swaps `4x`, which the default one leaves alone.
+    assert after[commute].sum() > before[commute].sum()
+    assert np.array_equal(after, every_can_apply_to(env.rules, parse(text)))
