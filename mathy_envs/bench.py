@@ -6,8 +6,9 @@ BinomialDistribute at normal difficulty, building an observation (with the mask)
 every step, once per observation type, each run starting with cold caches.
 
 The floor, for the same steps: the time mathy_core alone needs for one
-`can_apply_to` sweep of every rule over every node, one `apply_to` and one `str()`
-of the result, on trees parsed (and listed) beforehand.
+`can_apply_to` sweep of every rule over every node, one `apply_to`, one `str()` of
+the result and the parse of that text (what any env must do to know the next
+state's valid moves), on trees parsed and listed beforehand.
 """
 
 import gc
@@ -100,36 +101,35 @@ def play(
 
 
 def floor_seconds(env: MathyEnv, taken: List[Tuple[str, ActionType]]) -> float:
-    """mathy_core's own time for the steps: listing the nodes (in-order), a full
-    `can_apply_to` sweep, one `apply_to` and one `str()` per step, on trees parsed
-    beforehand."""
+    """mathy_core's own time for the steps: a full `can_apply_to` sweep, one
+    `apply_to`, one `str()` and one parse of the result per step, on trees parsed
+    and listed (in-order) beforehand."""
     parser = ExpressionParser()
     prepared = []
     for text, action in taken:
-        prepared.append((parser._parse(parser.tokenizer.tokenize(text)), action))
+        tree = parser.parse(text)
+        parser.clear_cache()
+        prepared.append((tree.to_list("inorder"), action))
     rules = env.rules
     gc.collect()
-    # mathy_core's time alone: no collector passes over whatever else the process
-    # holds.
-    gc.disable()
-    try:
-        return _timed_floor(prepared, rules)
-    finally:
-        gc.enable()
+    return _timed_floor(prepared, rules, parser)
 
 
 def _timed_floor(
-    prepared: List[Tuple[MathExpression, ActionType]], rules: List[BaseRule]
+    prepared: List[Tuple[List[MathExpression], ActionType]],
+    rules: List[BaseRule],
+    parser: ExpressionParser,
 ) -> float:
     started = time.perf_counter()
-    for tree, (rule_index, node_index) in prepared:
-        nodes = tree.to_list("inorder")
+    for nodes, (rule_index, node_index) in prepared:
         for rule in rules:
             for node in nodes:
                 rule.can_apply_to(node)
         change = rules[rule_index].apply_to(nodes[node_index])
         assert change.result is not None
-        str(change.result.get_root())
+        parser.parse(str(change.result.get_root()))
+        # mathy_core's parser keeps every text; a step parses a new one.
+        parser.clear_cache()
     return time.perf_counter() - started
 
 
