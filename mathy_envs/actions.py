@@ -3,6 +3,7 @@
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Type, Union
 
 import numpy as np
+import numpy.typing as npt
 from mathy_core import BaseRule, ExpressionParser, MathExpression
 
 from .limits import quote
@@ -61,6 +62,74 @@ def sample_valid_action(
         return None
     flat = int(choices[int(rng.integers(choices.size))])
     return flat // mask.shape[1], flat % mask.shape[1]
+
+
+NO_VALID_ACTION = 0
+"""What `sample_valid_actions` gives a row with no valid action: action 0, a
+member of every `Discrete(action_size)` space."""
+
+
+def sample_valid_actions(masks: Any, rng: np.random.Generator) -> npt.NDArray[np.int64]:
+    """One uniformly random valid action per row of a batch of flat masks, the
+    batch a vector env's `infos["action_mask"]` (or the `"action_mask"` of its
+    observations) holds.
+
+    Arguments:
+        masks: a 2-D array, one row per env and one column per action, of 0/1
+            values or probabilities (bools, ints or floats in [0, 1]); an
+            action is valid where its entry is nonzero, and every valid action
+            of a row is equally likely, whatever its probability
+        rng: the `numpy.random.Generator` to draw from (one `random(rows)` call
+            per batch, so a seeded generator gives the same actions again)
+
+    Returns:
+        An int64 array with one flat action per row. A row with no valid action
+        gets `NO_VALID_ACTION` (0): such a row comes only with the step that
+        ended an episode (its final expression has no valid move, or grew past
+        `max_seq_len`), and under Gymnasium's default next-step autoreset the
+        vector env's next `step` resets that env and ignores its action.
+
+    Raises:
+        ValueError: `masks` is not a 2-D numeric array with at least one column,
+            holds values outside [0, 1] (or NaN), or `rng` is not a Generator
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(
+            f"rng must be a numpy.random.Generator, got {type(rng).__name__}"
+        )
+    try:
+        batch = np.asarray(masks)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"masks must be a 2-D array, got {quote(masks)}") from error
+    if batch.dtype.kind not in "biuf":
+        raise ValueError(
+            f"masks must hold bools, ints or floats, got dtype {batch.dtype} "
+            f"{quote(masks)}"
+        )
+    if batch.ndim != 2 or batch.shape[1] == 0:
+        hint = " (for one mask, pass mask[None])" if batch.ndim == 1 else ""
+        raise ValueError(
+            "masks must be a 2-D array (envs, actions) with at least one action, "
+            f"got shape {batch.shape}{hint}"
+        )
+    if batch.dtype.kind == "f" and np.isnan(batch).any():
+        raise ValueError(f"masks must not hold NaN, got {quote(masks)}")
+    if batch.size and (batch.min() < 0 or batch.max() > 1):
+        raise ValueError(
+            f"masks must hold 0/1 values or probabilities in [0, 1], got values from "
+            f"{batch.min()} to {batch.max()}"
+        )
+    valid = batch != 0
+    counts = valid.sum(axis=1)
+    # The k-th valid action of each row (k uniform in [0, count)): the first
+    # column where the running count of valid actions passes k.
+    picks = np.minimum(
+        (rng.random(len(batch)) * counts).astype(np.int64), np.maximum(counts - 1, 0)
+    )
+    actions = np.argmax(np.cumsum(valid, axis=1) > picks[:, None], axis=1)
+    actions[counts == 0] = NO_VALID_ACTION
+    result: npt.NDArray[np.int64] = actions.astype(np.int64)
+    return result
 
 
 class ActionSpace:
@@ -220,4 +289,11 @@ class ActionSpace:
         return choices[int(self.np_random.integers(len(choices)))]
 
 
-__all__ = ("ActionInput", "ActionSpace", "decode_action", "sample_valid_action")
+__all__ = (
+    "ActionInput",
+    "ActionSpace",
+    "NO_VALID_ACTION",
+    "decode_action",
+    "sample_valid_action",
+    "sample_valid_actions",
+)

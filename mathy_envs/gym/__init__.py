@@ -14,6 +14,7 @@ except ImportError as error:  # pragma: no cover - exercised by a test that hide
         "pip install mathy_envs[gym]"
     ) from error
 
+from ..actions import NO_VALID_ACTION, sample_valid_actions
 from .env import MathyGymEnv, StepChange
 from .registration import (
     GYM_ENV_CLASSES,
@@ -35,10 +36,12 @@ __all__ = (
     "GymEnvFactory",
     "MaskedDiscrete",
     "MathyGymEnv",
+    "NO_VALID_ACTION",
     "StepChange",
     "gym_env_factories",
     "gym_id",
     "masked_observation_space",
     "observation_space",
     "register_envs",
+    "sample_valid_actions",
 )
