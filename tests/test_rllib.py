@@ -112,6 +112,24 @@ def test_exploration_samples_only_valid_actions(
     assert torch.allclose(probabilities.sum(dim=-1), torch.ones(len(logits)))
 
 
+def test_a_mask_without_valid_action_gives_finite_probabilities(
+    example: ModuleType, env: gymnasium.Env[Any, Any], batch: Dict[str, Any]
+) -> None:
+    """An all-zero mask (the last observation of some episodes, whose action the
+    env discards when it resets) gives equal logits, a distribution without NaN
+    that can still be sampled."""
+    module = build(example, env, inference_only=True)
+    observations = batch[Columns.OBS]["observations"][:3]
+    no_action = torch.zeros(3, env.action_space.n)
+    empty = {Columns.OBS: {"observations": observations, "action_mask": no_action}}
+    logits = module.forward_exploration(empty)[Columns.ACTION_DIST_INPUTS]
+    probabilities = torch.softmax(logits, dim=-1)
+    assert torch.isfinite(probabilities).all()
+    uniform = torch.full_like(probabilities, 1 / env.action_space.n)
+    assert torch.allclose(probabilities, uniform)
+    module.get_exploration_action_dist_cls().from_logits(logits).sample()
+
+
 def test_inference_picks_a_valid_action(
     example: ModuleType, env: gymnasium.Env[Any, Any], batch: Dict[str, Any]
 ) -> None:
