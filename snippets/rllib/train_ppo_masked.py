@@ -1,7 +1,7 @@
 """Train RLlib's PPO with action masking on mathy-poly-easy-v0, then compare its
 greedy win rate on held-out problems with a masked random agent's.
 
-Needs `pip install torch "ray[rllib]" -e ".[gym]"`. Run it as a script:
+Needs `pip install torch "ray[rllib]" "mathy_envs[gym]"`. Run it as a script:
 `--iterations 1 --problems 20` makes a quick smoke run.
 """
 
