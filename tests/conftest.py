@@ -10,6 +10,7 @@ import gc
 import json
 import os
 import subprocess
+from typing import Callable
 
 import pytest
 
@@ -17,7 +18,12 @@ from mathy_envs.envs import PolySimplify
 
 pytest.register_assert_rewrite("helpers", "oracles", "search")
 
-from helpers import MASKABLE_PPO_SNIPPET, run_python  # noqa: E402  (after the hook)
+from helpers import (  # noqa: E402  (after the hook)
+    MASKABLE_PPO_SNIPPET,
+    RLLIB_PPO_QUICK_ARGS,
+    RLLIB_PPO_SNIPPET,
+    run_python,
+)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -43,17 +49,38 @@ def poly() -> PolySimplify:
     return PolySimplify()
 
 
+def _run_once(
+    tmp_path_factory: pytest.TempPathFactory,
+    name: str,
+    run: Callable[[], "subprocess.CompletedProcess[str]"],
+) -> "subprocess.CompletedProcess[str]":
+    """`run()` made once per test session, its outcome shared.
+
+    Under pytest-xdist the workers share one run: the first to ask makes it and
+    writes the outcome to this session's temporary root (as `name.json`), the
+    others wait on a lock and read it.
+    """
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return run()
+    shared = tmp_path_factory.getbasetemp().parent  # this run's workers share it
+    outcome = shared / f"{name}.json"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not outcome.exists():
+            result = run()
+            outcome.write_text(
+                json.dumps([result.args, result.returncode, result.stdout, result.stderr])
+            )
+        args, returncode, stdout, stderr = json.loads(outcome.read_text())
+    return subprocess.CompletedProcess(args, returncode, stdout, stderr)
+
+
 @pytest.fixture(scope="session")
 def maskable_ppo_run(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> "subprocess.CompletedProcess[str]":
     """The MaskablePPO example run once, in its own interpreter from its folder,
-    for every test that checks it.
-
-    Under pytest-xdist the workers share one run: the first to ask trains and
-    writes the outcome to this session's temporary root, the others wait on a
-    lock and read it.
-    """
+    for every test that checks it (shared by pytest-xdist workers)."""
 
     def run() -> "subprocess.CompletedProcess[str]":
         return run_python(
@@ -63,18 +90,24 @@ def maskable_ppo_run(
             timeout=300,
         )
 
-    if "PYTEST_XDIST_WORKER" not in os.environ:
-        return run()
-    shared = tmp_path_factory.getbasetemp().parent  # this run's workers share it
-    outcome = shared / "maskable_ppo_run.json"
-    with open(shared / "maskable_ppo_run.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not outcome.exists():
-            result = run()
-            outcome.write_text(
-                json.dumps([result.returncode, result.stdout, result.stderr])
-            )
-        returncode, stdout, stderr = json.loads(outcome.read_text())
-    return subprocess.CompletedProcess(
-        [str(MASKABLE_PPO_SNIPPET)], returncode, stdout, stderr
-    )
+    return _run_once(tmp_path_factory, "maskable_ppo_run", run)
+
+
+@pytest.fixture(scope="session")
+def rllib_ppo_run(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> "subprocess.CompletedProcess[str]":
+    """The RLlib PPO example's quick run (`RLLIB_PPO_QUICK_ARGS`: one training
+    iteration, a short evaluation), made once in its own interpreter from its
+    folder for every test that checks it (shared by pytest-xdist workers)."""
+
+    def run() -> "subprocess.CompletedProcess[str]":
+        return run_python(
+            str(RLLIB_PPO_SNIPPET),
+            *RLLIB_PPO_QUICK_ARGS,
+            hash_seed="random",
+            cwd=RLLIB_PPO_SNIPPET.parent,
+            timeout=300,
+        )
+
+    return _run_once(tmp_path_factory, "rllib_ppo_run", run)

@@ -38,6 +38,14 @@ MASKABLE_PPO_SNIPPET = REPO / "snippets" / "gym" / "maskable_ppo.py"
 """The MaskablePPO training example (a run of about two minutes: the
 `maskable_ppo_run` fixture makes it once per session)."""
 
+RLLIB_PPO_SNIPPET = REPO / "snippets" / "rllib" / "train_ppo_masked.py"
+"""The RLlib PPO training example (needs ray[rllib] and torch; the
+`rllib_ppo_run` fixture runs it once per session with `RLLIB_PPO_QUICK_ARGS`)."""
+
+RLLIB_PPO_QUICK_ARGS = ("--iterations", "1", "--problems", "20")
+"""The RLlib example's quick run: one training iteration, 20 evaluation problems
+(the full run trains for minutes)."""
+
 CORE_RULE_TYPES: List[Type[BaseRule]] = [
     ConstantsSimplifyRule,
     CommutativeSwapRule,

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import MASKABLE_PPO_SNIPPET, REPO, run_python
+from helpers import MASKABLE_PPO_SNIPPET, REPO, RLLIB_PPO_SNIPPET, run_python
 
 SNIPPETS = REPO / "snippets"
 EXPECTED = {
@@ -22,9 +22,19 @@ EXPECTED = {
 }
 ALL_SNIPPETS = sorted(SNIPPETS.rglob("*.py"))
 # Snippets that need an optional package: skipped only where it is not installed.
-REQUIRES = {"maskable_ppo.py": "sb3_contrib", "gnn_policy.py": "torch_geometric"}
+REQUIRES = {
+    "maskable_ppo.py": "sb3_contrib",
+    "gnn_policy.py": "torch_geometric",
+    "train_ppo_masked.py": "ray",
+}
 GNN_POLICY_SNIPPET = SNIPPETS / "pyg" / "gnn_policy.py"
 """The PyTorch Geometric example (importing torch_geometric alone takes seconds)."""
+# Training runs, each made once per session by a fixture (the RLlib one in its
+# quick form) and shared with the tests that check their output.
+TRAINING_RUNS = {
+    MASKABLE_PPO_SNIPPET: "maskable_ppo_run",
+    RLLIB_PPO_SNIPPET: "rllib_ppo_run",
+}
 
 
 def test_every_seed_snippet_is_present() -> None:
@@ -39,7 +49,7 @@ def test_every_seed_snippet_is_present() -> None:
             id=str(path.relative_to(SNIPPETS)),
             marks=(
                 [pytest.mark.slow]
-                if path in (MASKABLE_PPO_SNIPPET, GNN_POLICY_SNIPPET)
+                if path in TRAINING_RUNS or path == GNN_POLICY_SNIPPET
                 else []
             ),
         )
@@ -50,8 +60,8 @@ def test_snippet_runs(path: Path, request: pytest.FixtureRequest) -> None:
     needs = REQUIRES.get(path.name)
     if needs is not None and importlib.util.find_spec(needs) is None:
         pytest.skip(f"{path.name} needs {needs}, which is not installed")
-    if path == MASKABLE_PPO_SNIPPET:  # a training run: made once, shared
-        result = request.getfixturevalue("maskable_ppo_run")
+    if path in TRAINING_RUNS:
+        result = request.getfixturevalue(TRAINING_RUNS[path])
     else:
         result = run_python(str(path), hash_seed="random", cwd=path.parent)
     assert result.returncode == 0, result.stderr
