@@ -17,12 +17,13 @@ import time
 import sys
 import types
 from dataclasses import asdict, dataclass, field
-from typing import IO, Callable, Dict, List, Optional, Set, Tuple, Type
+from typing import IO, Any, Callable, Dict, List, Optional, Set, Tuple, Type
 
 import numpy as np
 import numpy.typing as npt
 from mathy_core import BaseRule, ExpressionParser, MathExpression
 
+from .actions import sample_valid_actions
 from .env import MathyEnv, sample_valid_action
 from .envs import BinomialDistribute, ComplexSimplify, PolySimplify
 from .observations import ObservationType
@@ -50,11 +51,16 @@ class WorkloadResult:
 
 @dataclass
 class VectorResult:
+    """Steps/s on several cores: one process, `workers` independent processes
+    (each playing its own env), and an `AsyncVectorEnv` of `workers` workers."""
+
     env_id: str
     workers: int
     single_steps_per_second: float
     vector_steps_per_second: float
     speedup: float
+    processes_steps_per_second: float = 0.0
+    processes_speedup: float = 0.0
 
 
 @dataclass
@@ -192,33 +198,74 @@ def memory_mb(count: int) -> float:
     return held_bytes([states]) / 2**20
 
 
+def _masked_random_gym_steps(steps: int, seed: int) -> float:
+    """Seconds for `steps` masked random steps of one `VECTOR_ID` env."""
+    import gymnasium
+
+    import mathy_envs.gym  # noqa: F401  (registers the ids)
+
+    rng = np.random.default_rng(seed)
+    env = gymnasium.make(VECTOR_ID)
+    _, info = env.reset(seed=seed)
+    started = time.perf_counter()
+    for _ in range(steps):
+        valid = np.flatnonzero(info["action_mask"])
+        action = int(valid[int(rng.integers(valid.size))]) if valid.size else 0
+        _, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            _, info = env.reset()
+    seconds = time.perf_counter() - started
+    env.close()
+    return seconds
+
+
+def _independent_worker(steps: int, seed: int, start: Any, results: Any) -> None:
+    _masked_random_gym_steps(steps // 10, seed)  # imports and warm-up, not timed
+    start.wait()
+    started = time.perf_counter()
+    _masked_random_gym_steps(steps, seed)
+    results.put((started, time.perf_counter()))
+
+
+def independent_processes(steps: int, workers: int) -> float:
+    """Total steps/s of `workers` spawned processes that each play `steps` steps
+    of their own env at the same time (from the first start to the last end)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    start = context.Barrier(workers)
+    results = context.Queue()
+    processes = [
+        context.Process(target=_independent_worker, args=(steps, SEED + i, start, results))
+        for i in range(workers)
+    ]
+    for process in processes:
+        process.start()
+    spans: List[Tuple[float, float]] = [results.get() for _ in processes]
+    for process in processes:
+        process.join()
+    first = min(began for began, _ in spans)
+    last = max(ended for _, ended in spans)
+    return steps * workers / (last - first)
+
+
 def vector_scaling(steps: int) -> Optional[VectorResult]:
-    """Steps/s of one `mathy-poly-normal-v0` env and of a 2-worker
-    `gymnasium.vector.AsyncVectorEnv`, masked random actions from
-    `info["action_mask"]` (None when gymnasium is not installed)."""
+    """Steps/s of one `mathy-poly-normal-v0` env, of two independent processes
+    each playing one, and of a 2-worker `gymnasium.vector.AsyncVectorEnv`, masked
+    random actions from `info["action_mask"]` (None when gymnasium is not
+    installed)."""
     try:
         import gymnasium
     except ImportError:
         return None
     import mathy_envs.gym  # noqa: F401  (registers the ids)
 
-    rng = np.random.default_rng(SEED)
-
-    def pick(mask: npt.NDArray[np.int8]) -> int:
-        valid = np.flatnonzero(mask)
-        return int(valid[int(rng.integers(valid.size))]) if valid.size else 0
-
-    env = gymnasium.make(VECTOR_ID)
-    _, info = env.reset(seed=SEED)
-    started = time.perf_counter()
-    for _ in range(steps):
-        _, _, terminated, truncated, info = env.step(pick(info["action_mask"]))
-        if terminated or truncated:
-            _, info = env.reset()
-    single = steps / (time.perf_counter() - started)
-    env.close()
-
     workers = 2
+    _masked_random_gym_steps(steps // 10, SEED)  # warm-up, not timed
+    single = steps / _masked_random_gym_steps(steps, SEED)
+    processes = independent_processes(steps, workers)
+
+    rng = np.random.default_rng(SEED)
     vector = gymnasium.vector.AsyncVectorEnv(
         [lambda: gymnasium.make(VECTOR_ID) for _ in range(workers)]
     )
@@ -226,12 +273,20 @@ def vector_scaling(steps: int) -> Optional[VectorResult]:
         _, infos = vector.reset(seed=SEED)
         started = time.perf_counter()
         for _ in range(steps // workers):
-            actions = np.array([pick(mask) for mask in infos["action_mask"]])
+            actions = sample_valid_actions(infos["action_mask"], rng)
             _, _, _, _, infos = vector.step(actions)
         batched = (steps // workers) * workers / (time.perf_counter() - started)
     finally:
         vector.close()
-    return VectorResult(VECTOR_ID, workers, single, batched, batched / single)
+    return VectorResult(
+        VECTOR_ID,
+        workers,
+        single,
+        batched,
+        batched / single,
+        processes_steps_per_second=processes,
+        processes_speedup=processes / single,
+    )
 
 
 Progress = Callable[[str], None]
@@ -267,7 +322,7 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
     report(f"[{parts - 1}/{parts}] memory of held states")
     states = MEMORY_STATES // 10 if quick else MEMORY_STATES
     memory = memory_mb(states)
-    report(f"[{parts}/{parts}] vector envs")
+    report(f"[{parts}/{parts}] several cores: processes and vector envs")
     vector = vector_scaling(1000 if quick else 6000)
     return BenchResult(
         workloads=results,
@@ -312,8 +367,10 @@ def run_bench(
         print("vector envs: skipped (gymnasium is not installed)", file=out)
     else:
         print(
-            f"vector envs ({vector.env_id}): 1 process {vector.single_steps_per_second:.0f}"
-            f" steps/s, AsyncVectorEnv x{vector.workers} "
+            f"several cores ({vector.env_id}): 1 process "
+            f"{vector.single_steps_per_second:.0f} steps/s, {vector.workers} "
+            f"independent processes {vector.processes_steps_per_second:.0f} steps/s "
+            f"({vector.processes_speedup:.2f}x), AsyncVectorEnv x{vector.workers} "
             f"{vector.vector_steps_per_second:.0f} steps/s ({vector.speedup:.2f}x)",
             file=out,
         )

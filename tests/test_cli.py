@@ -11,7 +11,7 @@ from typing import Dict, List, Optional
 import pytest
 from mathy_core import ExpressionParser
 
-from mathy_envs.bench import floor_seconds, observation_micros
+from mathy_envs.bench import floor_seconds, observation_micros, vector_scaling
 from mathy_envs.cli import main
 from mathy_envs.envs import ENV_TASKS, PolySimplify
 from mathy_envs.swarm import SwarmConfig, swarm_solve
@@ -324,6 +324,21 @@ def test_bench_pieces_return_positive_numbers() -> None:
     ]
     assert steps
     assert floor_seconds(env, steps) > 0
+
+
+@pytest.mark.slow
+def test_bench_measures_one_process_independent_processes_and_a_vector_env() -> None:
+    result = vector_scaling(200)
+    assert result is not None and result.workers == 2
+    assert result.single_steps_per_second > 0
+    assert result.processes_steps_per_second > 0
+    assert result.vector_steps_per_second > 0
+    assert result.processes_speedup == pytest.approx(
+        result.processes_steps_per_second / result.single_steps_per_second
+    )
+    assert result.speedup == pytest.approx(
+        result.vector_steps_per_second / result.single_steps_per_second
+    )
 
 
 # -- bad input ------------------------------------------------------------------
