@@ -6,6 +6,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
+from ..limits import quote
 from ..observations import ObservationType, get_observation_kind
 
 
@@ -89,11 +90,31 @@ def masked_observation_space(
     )
 
 
+def is_masked_observation_space(space: Any) -> bool:
+    """Whether `space` is a `masked_observation_space`: a `Dict` of exactly the
+    keys `"observations"` and `"action_mask"`."""
+    return isinstance(space, spaces.Dict) and set(space.spaces) == {
+        OBSERVATIONS_KEY,
+        ACTION_MASK_KEY,
+    }
+
+
 def masked_observation(observation: Any, mask: npt.ArrayLike) -> Dict[str, Any]:
     """An observation with its action mask, a value of `masked_observation_space`:
     `{"observations": observation, "action_mask": mask}` with the mask as float32
-    0/1 (any nonzero entry, a probability for example, becomes 1)."""
-    action_mask = (np.asarray(mask) != 0).astype(np.float32)
+    0/1 (any nonzero entry, a probability for example, becomes 1).
+
+    Raises `ValueError` unless `mask` is a 1-D array of bools, ints or floats
+    without NaN."""
+    values = np.asarray(mask)
+    if values.ndim != 1 or values.dtype.kind not in "biuf":
+        raise ValueError(
+            "mask must be a 1-D array of bools, ints or floats, got "
+            f"{type(mask).__name__} of shape {values.shape} and dtype {values.dtype}"
+        )
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        raise ValueError(f"mask must not hold NaN, got {quote(mask)}")
+    action_mask = (values != 0).astype(np.float32)
     return {OBSERVATIONS_KEY: observation, ACTION_MASK_KEY: action_mask}
 
 
@@ -101,6 +122,7 @@ __all__ = (
     "ACTION_MASK_KEY",
     "OBSERVATIONS_KEY",
     "MaskedDiscrete",
+    "is_masked_observation_space",
     "masked_observation",
     "masked_observation_space",
     "observation_space",

@@ -7,7 +7,11 @@ import numpy as np
 from gymnasium.utils import RecordConstructorArgs
 
 from .env import MathyGymEnv
-from .spaces import masked_observation, masked_observation_space
+from .spaces import (
+    is_masked_observation_space,
+    masked_observation,
+    masked_observation_space,
+)
 
 
 class ActionMaskObservation(
@@ -34,7 +38,8 @@ class ActionMaskObservation(
 
     Raises:
         ValueError: `env` is not a mathy gym env, or its observations already
-            carry the mask (`mask_in_observation=True`)
+            carry the mask (`mask_in_observation=True`, or an
+            `ActionMaskObservation` somewhere in `env`)
 
     ```python
     env = ActionMaskObservation(gymnasium.make("mathy-poly-easy-v0"))
@@ -60,6 +65,13 @@ class ActionMaskObservation(
             raise ValueError(
                 "the env's observations already carry the action mask "
                 "(mask_in_observation=True); wrapping it would nest the mask twice"
+            )
+        if is_masked_observation_space(env.observation_space):
+            raise ValueError(
+                "the env's observations already carry the action mask (its "
+                "observation space is a Dict of 'observations' and 'action_mask', "
+                "e.g. it is an ActionMaskObservation already); wrapping it would "
+                "nest the mask twice"
             )
         RecordConstructorArgs.__init__(self)
         gymnasium.ObservationWrapper.__init__(self, env)

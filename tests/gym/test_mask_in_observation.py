@@ -20,6 +20,7 @@ from gymnasium.utils.env_checker import check_env
 from gymnasium.wrappers import FlattenObservation
 
 from mathy_envs.gym import ActionMaskObservation, MathyGymEnv, masked_observation_space
+from mathy_envs.gym.spaces import masked_observation
 from mathy_envs.envs import PolySimplify
 from mathy_envs.observations import (
     FloatArray,
@@ -160,6 +161,18 @@ def test_masked_observation_space_rejects_bad_input() -> None:
             masked_observation_space(box, size)  # type: ignore[arg-type]
 
 
+def test_masked_observation_makes_any_numeric_mask_0_1_and_rejects_others() -> None:
+    obs = masked_observation("inner", np.array([0.0, 0.25, 1.0]))
+    assert obs["observations"] == "inner"
+    np.testing.assert_array_equal(obs["action_mask"], [0, 1, 1])
+    assert obs["action_mask"].dtype == np.float32
+    for mask in (None, "0101", np.ones((2, 3)), 1.0, [[1, 0]]):
+        with pytest.raises(ValueError, match="mask must be a 1-D array"):
+            masked_observation("inner", mask)
+    with pytest.raises(ValueError, match="mask must not hold NaN"):
+        masked_observation("inner", np.array([1.0, np.nan]))
+
+
 # -- observations, step by step ------------------------------------------------------
 
 
@@ -266,8 +279,12 @@ def test_the_wrapper_is_recorded_in_the_spec() -> None:
             lambda: gymnasium.make("mathy-poly-easy-v0", mask_in_observation=True),
             "already carry the action mask",
         ),
+        (
+            lambda: ActionMaskObservation(gymnasium.make("mathy-poly-easy-v0")),
+            "already carry the action mask",
+        ),
     ],
-    ids=["not-mathy", "not-an-env", "already-masked"],
+    ids=["not-mathy", "not-an-env", "already-masked", "already-wrapped"],
 )
 def test_the_wrapper_rejects_other_envs(env: Callable[[], Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
