@@ -77,8 +77,9 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
     hold `transition`, `done`, `truncated`, `change`, `valid` and, when the episode
     ends, `win`.
 
-    Errors are `ValueError`s: an `env_problem` that does not parse or has more
-    nodes than `max_seq_len` fails at construction, `step()` before `reset()` or
+    Errors are `ValueError`s: a flag that is not a bool, a keyword neither this
+    class nor `env_class` takes, and an `env_problem` that does not parse or has
+    more nodes than `max_seq_len` fail at construction, `step()` before `reset()` or
     after the episode ended (terminated or truncated) fails until the next
     `reset()`, and a `reset()` that fails leaves the env as it was (its state,
     action mask and random generators).
@@ -113,11 +114,15 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
                 f"render_mode must be None or one of {self.metadata['render_modes']}, "
                 f"got {quote(render_mode)}"
             )
-        if not isinstance(mask_in_observation, (bool, np.bool_)):
-            raise ValueError(
-                "mask_in_observation must be a bool, got "
-                f"{type(mask_in_observation).__name__} {quote(mask_in_observation, 40)}"
-            )
+        for name, flag in (
+            ("mask_as_probabilities", mask_as_probabilities),
+            ("repeat_problem", repeat_problem),
+            ("mask_in_observation", mask_in_observation),
+        ):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise ValueError(
+                    f"{name} must be a bool, got {type(flag).__name__} {quote(flag, 40)}"
+                )
         env_kwargs.setdefault("invalid_action_response", "penalize")
         if not (isinstance(env_class, type) and issubclass(env_class, MathyEnv)):
             raise ValueError(f"env_class must be a MathyEnv subclass, got {quote(env_class)}")
@@ -128,7 +133,16 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
                 "env_problem_args must be MathyEnvProblemArgs or None, got "
                 f"{type(env_problem_args).__name__}"
             )
-        self.mathy = env_class(**env_kwargs)
+        try:
+            self.mathy = env_class(**env_kwargs)
+        except TypeError as error:  # an unknown or misspelled keyword, mostly
+            raise ValueError(
+                f"{env_class.__name__} can't be built with the keywords "
+                f"{quote(sorted(env_kwargs), 160)}: {error}. MathyGymEnv's own "
+                "keywords are env_problem_args, env_problem, env_max_moves, "
+                "mask_as_probabilities, repeat_problem, mask_in_observation, "
+                "obs_type and render_mode; the others go to the env class"
+            ) from error
         if env_kwargs.get("seed") is not None:
             # Gymnasium's np_random replaces the MathyEnv's generator on reset, so
             # a `seed` keyword seeds it: resets without a seed then replay the
@@ -144,10 +158,10 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         """The fixed problem text played instead of generated ones, if any."""
         self.env_max_moves = env_max_moves
         """The move budget of `env_problem`."""
-        self.mask_as_probabilities = mask_as_probabilities
+        self.mask_as_probabilities = bool(mask_as_probabilities)
         """Whether observations hold the action mask as a distribution that sums
         to 1."""
-        self.repeat_problem = repeat_problem
+        self.repeat_problem = bool(repeat_problem)
         """Whether every reset replays the first generated problem."""
         self.mask_in_observation = bool(mask_in_observation)
         """Whether observations are `{"observations": ..., "action_mask": ...}`

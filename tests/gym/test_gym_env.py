@@ -343,6 +343,19 @@ def test_obs_type_passes_through_make(obs_type: Any) -> None:
     assert env.observation_space.contains(obs)
 
 
+@pytest.mark.parametrize("name", ["mask_as_probabilities", "repeat_problem"])
+@pytest.mark.parametrize("value", ["no", 1, None])
+def test_flags_must_be_bools(name: str, value: Any) -> None:
+    """A truthy string would otherwise switch the option on."""
+    with pytest.raises(ValueError, match=f"{name} must be a bool"):
+        gymnasium.make("mathy-poly-easy-v0", **{name: value})
+
+
+def test_a_misspelled_keyword_is_a_value_error_naming_it() -> None:
+    with pytest.raises(ValueError, match="mask_in_obs.*MathyGymEnv's own keywords"):
+        gymnasium.make("mathy-poly-easy-v0", mask_in_obs=True)
+
+
 def test_unknown_obs_type_is_rejected() -> None:
     with pytest.raises(ValueError, match="Unknown observation type"):
         gymnasium.make("mathy-poly-easy-v0", obs_type="pixels")
