@@ -1,7 +1,8 @@
 """PyTorch Geometric graphs from graph and message-passing observations.
 
 `to_pyg_data` turns one `graph` or `message_passing` observation (the named tuple
-the library builds, or the dict the Gymnasium adapter returns) into a
+the library builds, or the dict the Gymnasium adapter returns, also inside its
+`mask_in_observation` dict) into a
 `torch_geometric.data.Data` holding only the expression's real nodes and edges;
 `to_pyg_batch` turns a list of them, or the stacked observation of a Gymnasium
 vector environment, into a `torch_geometric.data.Batch`.
@@ -98,12 +99,16 @@ def _fields(observation: Any, what: str) -> Tuple[str, Mapping[str, Any]]:
     if isinstance(observation, (MathyGraphObservation, MathyMessagePassingObservation)):
         fields: Mapping[str, Any] = observation._asdict()
     elif isinstance(observation, Mapping):
+        if set(observation) == {"observations", "action_mask"}:
+            # mask_in_observation=True: the observation is under "observations",
+            # with a mask of its own (the same valid actions as the outer one).
+            return _fields(observation["observations"], what)
         fields = observation
     else:
         raise ValueError(
             f"{what} must be a graph or message_passing observation (a "
             "MathyGraphObservation, a MathyMessagePassingObservation or the dict the "
-            f"Gymnasium adapter returns), got {type(observation).__name__} "
+            f"Gymnasium adapter returns, alone or with mask_in_observation), got {type(observation).__name__} "
             f"{quote(observation, 60)}"
         )
     graph, passing = "adjacency" in fields, "edge_index" in fields
@@ -185,6 +190,11 @@ def _read(observation: Any, what: str) -> _Graph:
             f"multiple of max_seq_len={length} (node_features rows)"
         )
     mask = flat_mask.reshape(-1, length)
+    if flat_mask.size and (flat_mask.min() < 0 or flat_mask.max() > 1):
+        raise ValueError(
+            f"{what}: action_mask must hold 0/1 values or probabilities in [0, 1], "
+            f"got values from {flat_mask.min()} to {flat_mask.max()}"
+        )
     if (mask[:, num_nodes:] != 0).any():
         raise ValueError(
             f"{what}: action_mask marks actions at padding nodes (columns "
@@ -197,6 +207,8 @@ def _read(observation: Any, what: str) -> _Graph:
                 f"{what}: adjacency must be ({length}, {length}), got shape "
                 f"{adjacency.shape}"
             )
+        if not np.isin(adjacency, (0, 1)).all():
+            raise ValueError(f"{what}: adjacency must hold only 0s and 1s")
         parents, children = np.nonzero(adjacency)
         if parents.size and max(parents.max(), children.max()) >= num_nodes:
             raise ValueError(
@@ -277,7 +289,8 @@ def to_pyg_data(observation: Any, *, reverse_edges: bool = False) -> "Data":
         observation: a `graph` or `message_passing` observation: the
             `MathyGraphObservation` / `MathyMessagePassingObservation` that
             `state.to_observation` and `env.state_to_observation` build, or the
-            dict of the same fields that `MathyGymEnv` returns
+            dict of the same fields that `MathyGymEnv` returns (alone or, with
+            `mask_in_observation=True`, under `"observations"`)
         reverse_edges: also add a child -> parent edge for every parent -> child
             edge (`edge_type` 1), so messages reach the root too
 

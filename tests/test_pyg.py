@@ -238,6 +238,28 @@ def test_gym_observations_convert_like_the_library_ones(obs_type: str) -> None:
     env.close()
 
 
+@pytest.mark.parametrize("obs_type", GRAPH_TYPES)
+def test_observations_with_the_mask_inside_convert_like_plain_ones(obs_type: str) -> None:
+    """`mask_in_observation=True` puts the observation under "observations";
+    single and stacked ones convert as the plain observation does."""
+    plain = gymnasium.make("mathy-poly-easy-v0", obs_type=obs_type, max_seq_len=48)
+    masked = gymnasium.make(
+        "mathy-poly-easy-v0", obs_type=obs_type, max_seq_len=48, mask_in_observation=True
+    )
+    assert_same_graph(
+        to_pyg_data(masked.reset(seed=2)[0], reverse_edges=True),
+        to_pyg_data(plain.reset(seed=2)[0], reverse_edges=True),
+    )
+    make = lambda **kwargs: gymnasium.make_vec(  # noqa: E731
+        "mathy-poly-easy-v0", num_envs=2, obs_type=obs_type, max_seq_len=48, **kwargs
+    )
+    plain_batch = to_pyg_batch(make().reset(seed=2)[0])
+    masked_batch = to_pyg_batch(make(mask_in_observation=True).reset(seed=2)[0])
+    assert masked_batch.num_graphs == 2
+    for b in range(2):
+        assert_same_graph(masked_batch.get_example(b), plain_batch.get_example(b))
+
+
 # -- batches ----------------------------------------------------------------------------
 
 
@@ -396,6 +418,11 @@ BAD_OBSERVATIONS = {
     ),
     "text features": (lambda: changed("graph", node_features="abc"), "numeric"),
     "adjacency shape": (lambda: changed("graph", adjacency=np.zeros((32, 31))), "(32, 32)"),
+    "adjacency values": (lambda: changed("graph", adjacency=-np.eye(32)), "0s and 1s"),
+    "negative mask": (
+        lambda: changed("graph", action_mask=-np.ones(7 * 32, np.float32)),
+        "[0, 1]",
+    ),
     "graph edge at padding": (lambda: padding_edge("graph"), "padding"),
     "message edge at padding": (lambda: padding_edge("message_passing"), "outside"),
     "edge count": (lambda: changed("message_passing", num_edges=65), "num_edges"),
