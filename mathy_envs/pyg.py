@@ -398,7 +398,8 @@ def _items(observations: Any) -> List[Tuple[str, Any]]:
 def node_actions(data: Any) -> "torch.Tensor":
     """The env action of every `(node, rule)` cell of a graph or a batch.
 
-    Returns a `(num_nodes, R)` int64 tensor shaped like `data.action_mask`: entry
+    Returns a `(num_nodes, R)` int64 tensor shaped like `data.action_mask`, on
+    its device: entry
     `[node, rule]` is `rule * max_seq_len + i`, where `i` is the node's index within
     its own graph (`node - batch.ptr[batch.batch[node]]` in a `Batch`). Pass it to
     that graph's env (`env.step(action)`; `to_action` decodes it back to
@@ -418,13 +419,15 @@ def node_actions(data: Any) -> "torch.Tensor":
         )
     mask = data.action_mask
     num_nodes, num_rules = mask.shape
-    lengths = torch.as_tensor(data.max_seq_len, dtype=torch.long).reshape(-1)
-    local = torch.arange(num_nodes, dtype=torch.long)
+    device = mask.device  # the graph's device (after data.to("cuda"), say)
+    lengths = torch.as_tensor(data.max_seq_len, dtype=torch.long, device=device)
+    lengths = lengths.reshape(-1)
+    local = torch.arange(num_nodes, dtype=torch.long, device=device)
     if isinstance(data, pyg_data.Batch):
         graph_of = data.batch
         local = local - data.ptr[graph_of]
         lengths = lengths[graph_of]
-    rules = torch.arange(num_rules, dtype=torch.long)
+    rules = torch.arange(num_rules, dtype=torch.long, device=device)
     return rules[None, :] * lengths.reshape(-1, 1) + local[:, None]
 
 

@@ -500,6 +500,19 @@ def test_reverse_edges_must_be_a_bool(flag: Any) -> None:
         to_pyg_batch([one()], reverse_edges=flag)
 
 
+def test_node_actions_are_on_the_graph_s_device() -> None:
+    """A graph moved to another device (a GPU; here PyTorch's "meta" device, which
+    every install has) gets its actions there, for a Data and a Batch alike."""
+    envs = make_vector_env("graph")
+    obs, _ = envs.reset(seed=1)
+    batch = to_pyg_batch(obs)
+    for data in (batch, batch.get_example(0)):
+        moved = node_actions(data.to("meta"))
+        assert moved.device.type == "meta"
+        assert moved.shape == node_actions(data).shape
+    envs.close()
+
+
 @pytest.mark.parametrize("value", [None, np.zeros(3), "data"])
 def test_node_actions_needs_a_converted_graph(value: Any) -> None:
     with pytest.raises(ValueError, match="to_pyg_data"):
