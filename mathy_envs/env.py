@@ -12,7 +12,7 @@ import numpy as np
 from mathy_core import BaseRule, ExpressionChangeRule, MathExpression
 
 from .actions import ActionInput, ActionSpace, sample_valid_action
-from .limits import DEFAULT_MAX_SEQ_LEN, check_max_seq_len, quote
+from .limits import DEFAULT_MAX_SEQ_LEN, check_max_seq_len, check_move_budget, quote
 from .masks import MaskCache
 from .observations import MathyObservation, MathyObservationUnion, ObservationType
 from .parsing import (
@@ -97,7 +97,7 @@ class MathyEnv(ActionSpace, Rendering):
                 f"got {quote(invalid_action_response)}"
             )
         check_max_seq_len(max_seq_len)
-        self.max_moves = max_moves
+        self.max_moves = check_move_budget("max_moves", max_moves)
         self.max_seq_len = max_seq_len
         self.verbose = verbose
         self.reward_discount = reward_discount

@@ -136,6 +136,15 @@ def check_num_rules(num_rules: Any) -> int:
     return _check_int("num_rules", num_rules, 0, MAX_RULES, "MAX_RULES")
 
 
+def check_move_budget(name: str, max_moves: Any) -> int:
+    """An episode's move budget must be an int of at least 1."""
+    if isinstance(max_moves, bool) or not isinstance(max_moves, int):
+        raise ValueError(f"{name} must be an int, got {quote(max_moves, 40)}")
+    if max_moves < 1:
+        raise ValueError(f"{name} must be at least 1 (a move budget), got {max_moves}")
+    return max_moves
+
+
 def _check_int(name: str, value: Any, low: int, high: int, limit: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{name} must be an int, got {quote(value, 40)}")
@@ -155,6 +164,7 @@ __all__ = (
     "QUOTE_LENGTH",
     "check_constant",
     "check_max_seq_len",
+    "check_move_budget",
     "check_num_rules",
     "check_size",
     "check_text",

@@ -183,3 +183,14 @@ def test_observations_of_extreme_constants_are_finite_and_normalized(
     raw = state.to_observation(normalize=False, obs_type=obs_type)
     features = raw if isinstance(raw, np.ndarray) else raw.node_features
     assert np.isfinite(features).all()
+
+
+@pytest.mark.parametrize("max_moves", [0, -3, 2.5, None, True, "20"])
+def test_a_move_budget_below_one_or_not_an_int_is_refused(max_moves: object) -> None:
+    with pytest.raises(ValueError, match="max_moves must be"):
+        envs.PolySimplify(max_moves=max_moves)  # type: ignore[arg-type]
+    from mathy_envs.gym import MathyGymEnv
+
+    with pytest.raises(ValueError, match="env_max_moves must be"):
+        MathyGymEnv(envs.PolySimplify, env_problem="4x + 2x", env_max_moves=max_moves)
+    assert envs.PolySimplify(max_moves=1).max_moves == 1

@@ -18,7 +18,7 @@ import numpy.typing as npt
 from gymnasium.utils import seeding
 
 from ..env import MathyEnv
-from ..limits import quote
+from ..limits import check_move_budget, quote
 from ..observations import ObservationType, get_observation_kind, to_observation_type
 from ..state import MathyEnvState
 from ..time_step import TimeStep, is_terminal_transition
@@ -123,6 +123,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
                 raise ValueError(
                     f"{name} must be a bool, got {type(flag).__name__} {quote(flag, 40)}"
                 )
+        check_move_budget("env_max_moves", env_max_moves)
         env_kwargs.setdefault("invalid_action_response", "penalize")
         if not (isinstance(env_class, type) and issubclass(env_class, MathyEnv)):
             raise ValueError(f"env_class must be a MathyEnv subclass, got {quote(env_class)}")
