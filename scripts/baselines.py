@@ -6,7 +6,7 @@ Agents:
 - `random`: masked random play, uniform over the valid actions of each state.
 - `swarm`: the swarm planner (`mathy_envs.swarm.swarm_solve`) with the default
   `SwarmConfig` (64 walkers, at most 200 iterations) and a budget of
-  `--swarm-steps` environment transitions per problem (default 4,096).
+  `--swarm-steps` environment transitions per problem (default 2,048).
 - `maskable_ppo`: sb3-contrib's MaskablePPO, trained on each *easy* environment
   through its Gymnasium id (`mathy-{task}-easy-v0`, flat observations) for
   `--ppo-steps` environment steps (default 50,000), then played greedily
@@ -88,7 +88,7 @@ class Budgets:
     ppo_steps: int
 
 
-FULL = Budgets(problems=100, swarm_steps=4_096, ppo_steps=50_000)
+FULL = Budgets(problems=100, swarm_steps=2_048, ppo_steps=50_000)
 QUICK = Budgets(problems=8, swarm_steps=512, ppo_steps=1_024)
 
 SWARM_CHUNK = 25

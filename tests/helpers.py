@@ -5,12 +5,14 @@ Fixtures are in `conftest.py`; independent oracles of values and terms are in
 `oracles.py`; the exhaustive win search is in `search.py`.
 """
 
+import importlib.util
 import os
 import signal
 import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Dict, Iterator, List, Optional, Type
 
 import numpy as np
@@ -35,6 +37,19 @@ REPO = Path(__file__).resolve().parent.parent
 MASKABLE_PPO_SNIPPET = REPO / "snippets" / "gym" / "maskable_ppo.py"
 """The MaskablePPO training example (a run of about two minutes: the
 `maskable_ppo_run` fixture makes it once per session)."""
+
+BASELINES_SCRIPT = REPO / "scripts" / "baselines.py"
+"""The baselines script (`python scripts/baselines.py`)."""
+
+
+def load_baselines_script() -> ModuleType:
+    """`scripts/baselines.py` imported as a module, to call its `main(argv)`."""
+    spec = importlib.util.spec_from_file_location("baselines_script", BASELINES_SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 
 CORE_RULE_TYPES: List[Type[BaseRule]] = [
     ConstantsSimplifyRule,
