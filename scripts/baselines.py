@@ -184,9 +184,10 @@ def maskable_ppo_wins(unit: Unit) -> Dict[str, Any]:
         verbose=0,
         **PPO_HYPERPARAMETERS,
     )
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     model.learn(total_timesteps=unit.budgets.ppo_steps)
     train_seconds = time.perf_counter() - started
+    train_cpu_seconds = time.process_time() - cpu_started
 
     problems = eval_problems(unit.task, unit.difficulty, unit.stop)
     won = []
@@ -210,6 +211,7 @@ def maskable_ppo_wins(unit: Unit) -> Dict[str, Any]:
         "won": won,
         "train_steps": int(model.num_timesteps),
         "train_seconds": round(train_seconds, 1),
+        "train_cpu_seconds": round(train_cpu_seconds, 1),
         "train_problems": len(train_env.problems),
         "eval_problems_seen_in_training": seen,
     }
@@ -246,9 +248,11 @@ RUNNERS: Dict[str, Callable[[Unit], Dict[str, Any]]] = {
 
 
 def run_unit(unit: Unit) -> Tuple[Unit, Dict[str, Any], float]:
-    """Run one unit: (the unit, its result, wall-clock seconds)."""
-    started = time.perf_counter()
+    """Run one unit: (the unit, its result, wall-clock seconds). The result also
+    holds the CPU seconds the unit took (`cpu_seconds`)."""
+    started, cpu_started = time.perf_counter(), time.process_time()
     result = RUNNERS[unit.agent](unit)
+    result["cpu_seconds"] = time.process_time() - cpu_started
     return unit, result, time.perf_counter() - started
 
 
@@ -341,13 +345,20 @@ def collect(
                     "wins": wins,
                     "rate": wins / budgets.problems,
                     "seconds": round(sum(seconds for _, _, seconds in parts), 1),
+                    "cpu_seconds": round(sum(r["cpu_seconds"] for _, r, _ in parts), 1),
                 }
                 for _, result, _ in parts:
-                    entry.update({k: v for k, v in result.items() if k not in ("wins", "won")})
+                    entry.update(
+                        {k: v for k, v in result.items() if k not in ENTRY_TOTALS}
+                    )
                 entry["won"] = sorted(i for _, result, _ in parts for i in result["won"])
                 row[agent] = entry
             rows.append(row)
     return rows
+
+
+ENTRY_TOTALS = ("wins", "won", "cpu_seconds")
+"""Result keys summed over a cell's units; the others are copied."""
 
 
 def _cell(entry: Optional[Dict[str, Any]]) -> str:
@@ -380,7 +391,7 @@ def markdown(report: Dict[str, Any]) -> str:
         lines += [
             "",
             "| MaskablePPO | training steps | training problems | eval problems "
-            "seen in training | training s |",
+            "seen in training | training s (CPU s) |",
             "|---|---:|---:|---:|---:|",
         ]
         for row in ppo_rows:
@@ -389,7 +400,7 @@ def markdown(report: Dict[str, Any]) -> str:
                 f"| {row['env']} {row['difficulty']} | {ppo['train_steps']:,} "
                 f"| {ppo['train_problems']:,} "
                 f"| {ppo['eval_problems_seen_in_training']}/{row['problems']} "
-                f"| {ppo['train_seconds']:.0f} |"
+                f"| {ppo['train_seconds']:.0f} ({ppo['train_cpu_seconds']:.0f}) |"
             )
     return "\n".join(lines) + "\n"
 
@@ -513,6 +524,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         "run": {
             "jobs": args.jobs,
             "seconds": round(seconds, 1),
+            "cpu_seconds": round(sum(r["cpu_seconds"] for _, r, _ in done), 1),
             "cpus": multiprocessing.cpu_count(),
             "versions": _versions(),
         },
