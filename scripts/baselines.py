@@ -40,7 +40,7 @@ import multiprocessing
 import platform
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -285,13 +285,54 @@ def _hardest_first(difficulty: str) -> int:
     return -[d.value for d in MathyEnvDifficulty].index(difficulty)
 
 
-def run(units: Sequence[Unit], jobs: int) -> List[Tuple[Unit, Dict[str, Any], float]]:
-    """Run every unit, in `jobs` processes when more than one, printing progress."""
+def _unit_key(unit: Unit) -> str:
+    return json.dumps(asdict(unit), sort_keys=True)
+
+
+def load_partial(path: Optional[Path]) -> Dict[str, Tuple[Dict[str, Any], float]]:
+    """The finished units recorded in a partial-results file (unit key -> result,
+    seconds); empty when there is none."""
+    if path is None or not path.exists():
+        return {}
+    finished = {}
+    for line in path.read_text().splitlines():
+        if line.strip():
+            record = json.loads(line)
+            finished[json.dumps(record["unit"], sort_keys=True)] = (
+                record["result"],
+                record["seconds"],
+            )
+    return finished
+
+
+def run(
+    units: Sequence[Unit], jobs: int, partial: Optional[Path] = None, resume: bool = False
+) -> List[Tuple[Unit, Dict[str, Any], float]]:
+    """Run every unit, in `jobs` processes when more than one, printing progress.
+
+    Each finished unit is appended to `partial` (one JSON line) as it ends; with
+    `resume`, the units already recorded there are not run again."""
     done: List[Tuple[Unit, Dict[str, Any], float]] = []
+    finished = load_partial(partial) if resume else {}
+    if partial is not None and not resume:
+        partial.write_text("")
+    todo = []
+    for unit in units:
+        if _unit_key(unit) in finished:
+            result, seconds = finished[_unit_key(unit)]
+            done.append((unit, result, seconds))
+        else:
+            todo.append(unit)
+    if done:
+        print(f"resuming: {len(done)} of {len(units)} units already done", file=sys.stderr)
 
     def report(item: Tuple[Unit, Dict[str, Any], float]) -> None:
         done.append(item)
         unit, result, seconds = item
+        if partial is not None:
+            record = {"unit": asdict(unit), "result": result, "seconds": seconds}
+            with partial.open("a") as out:
+                out.write(json.dumps(record) + "\n")
         print(
             f"[{len(done)}/{len(units)}] {unit.agent:12} {unit.task:24} "
             f"{unit.difficulty:6} problems {unit.start}-{unit.stop - 1}: "
@@ -301,12 +342,12 @@ def run(units: Sequence[Unit], jobs: int) -> List[Tuple[Unit, Dict[str, Any], fl
         )
 
     if jobs == 1:
-        for unit in units:
+        for unit in todo:
             report(run_unit(unit))
         return done
     context = multiprocessing.get_context("spawn")  # torch and fork do not mix
     with context.Pool(jobs, maxtasksperchild=1) as pool:
-        for item in pool.imap_unordered(run_unit, units, chunksize=1):
+        for item in pool.imap_unordered(run_unit, todo, chunksize=1):
             report(item)
     return done
 
@@ -449,6 +490,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", type=Path, default=None, help="where to write the results")
     parser.add_argument("--markdown", type=Path, default=None, help="where to write the table")
     parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="reuse the units an interrupted run recorded next to --json "
+        "(its .partial.jsonl file) instead of running them again",
+    )
+    parser.add_argument(
         "--render",
         action="store_true",
         help="only rewrite the Markdown table from the JSON results",
@@ -502,7 +549,11 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     started = time.perf_counter()
     units = plan(tasks, difficulties, agents, args.seed, budgets)
-    done = run(units, args.jobs)
+    partial = None if json_path is None else json_path.with_suffix(".partial.jsonl")
+    if args.resume and partial is None:
+        parser.error("--resume needs --json with --quick")
+    resumed = len(load_partial(partial)) if args.resume else 0
+    done = run(units, args.jobs, partial, args.resume)
     seconds = time.perf_counter() - started
     report = {
         "settings": {
@@ -523,6 +574,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         "rows": collect(done, tasks, difficulties, agents, budgets),
         "run": {
             "jobs": args.jobs,
+            "resumed_units": resumed,
             "seconds": round(seconds, 1),
             "cpu_seconds": round(sum(r["cpu_seconds"] for _, r, _ in done), 1),
             "cpus": multiprocessing.cpu_count(),
@@ -534,6 +586,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         json_path.write_text(json.dumps(report, indent=1) + "\n")
     if markdown_path is not None:
         markdown_path.write_text(table)
+    if partial is not None:
+        partial.unlink()
     print(table, end="")
     print(f"\n{len(units)} units in {seconds:.0f}s with --jobs {args.jobs}", file=sys.stderr)
     return 0
