@@ -105,6 +105,32 @@ def test_same_seed_gives_the_same_win_rates(tmp_path: Path) -> None:
     assert win_counts(json.loads(out.read_text())) == win_counts(first)
 
 
+def test_an_interrupted_run_resumes_where_it_stopped(tmp_path: Path) -> None:
+    """Units an interrupted run recorded in its partial file are not run again by
+    `--resume`, and the resumed run reports what an uninterrupted one does; the
+    partial file is removed once the results are written."""
+    argv = ["--quick", *QUICK_CELLS, "--agents", "random"]
+    whole = tmp_path / "whole.json"
+    assert baselines.main([*argv, "--json", str(whole)]) == 0
+    assert not whole.with_suffix(".partial.jsonl").exists()
+
+    resumed = tmp_path / "resumed.json"
+    partial = resumed.with_suffix(".partial.jsonl")
+    units = baselines.plan(
+        ["poly-commute"], ["easy", "normal"], ["random"], 0, baselines.QUICK
+    )
+    baselines.run(units[:1], 1, partial)  # stopped after its first unit
+    assert len(partial.read_text().splitlines()) == 1
+    assert baselines.main([*argv, "--json", str(resumed), "--resume"]) == 0
+    report = json.loads(resumed.read_text())
+    assert report["run"]["resumed_units"] == 1
+    expected = json.loads(whole.read_text())
+    assert [(row["random"]["wins"], row["random"]["won"]) for row in report["rows"]] == [
+        (row["random"]["wins"], row["random"]["won"]) for row in expected["rows"]
+    ]
+    assert not partial.exists()
+
+
 def test_the_eval_problems_are_fixed_and_come_from_their_own_seeds() -> None:
     """Problem i of a cell is the problem its env generates from seed
     EVAL_SEED_BASE + i, every time."""
