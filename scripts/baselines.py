@@ -38,6 +38,7 @@ import importlib.util
 import json
 import multiprocessing
 import platform
+import re
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -446,6 +447,16 @@ def markdown(report: Dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def dump_json(report: Dict[str, Any]) -> str:
+    """The results as indented JSON, each list of problem indices on one line."""
+    text = json.dumps(report, indent=1)
+    return re.sub(
+        r"\[\s*(\d+(?:,\s*\d+)*)\s*\]",
+        lambda m: "[" + ", ".join(re.split(r",\s*", m.group(1))) + "]",
+        text,
+    ) + "\n"
+
+
 def _versions() -> Dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -583,7 +594,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     }
     table = markdown(report)
     if json_path is not None:
-        json_path.write_text(json.dumps(report, indent=1) + "\n")
+        json_path.write_text(dump_json(report))
     if markdown_path is not None:
         markdown_path.write_text(table)
     if partial is not None:
