@@ -432,7 +432,7 @@ def markdown(report: Dict[str, Any]) -> str:
     if ppo_rows:
         lines += [
             "",
-            "| MaskablePPO | training steps | training problems | eval problems "
+            "| MaskablePPO | training steps | distinct training problems | eval problems "
             "seen in training | training s (CPU s) |",
             "|---|---:|---:|---:|---:|",
         ]
