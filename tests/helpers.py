@@ -5,12 +5,14 @@ Fixtures are in `conftest.py`; independent oracles of values and terms are in
 `oracles.py`; the exhaustive win search is in `search.py`.
 """
 
+import importlib.util
 import os
 import signal
 import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Dict, Iterator, List, Optional, Tuple, Type
 
 import numpy as np
@@ -45,6 +47,19 @@ RLLIB_PPO_SNIPPET = REPO / "snippets" / "rllib" / "train_ppo_masked.py"
 RLLIB_PPO_QUICK_ARGS = ("--iterations", "1", "--problems", "20")
 """The RLlib example's quick run: one training iteration, 20 evaluation problems
 (the full run trains for minutes)."""
+
+BASELINES_SCRIPT = REPO / "scripts" / "baselines.py"
+"""The baselines script (`python scripts/baselines.py`)."""
+
+
+def load_baselines_script() -> ModuleType:
+    """`scripts/baselines.py` imported as a module, to call its `main(argv)`."""
+    spec = importlib.util.spec_from_file_location("baselines_script", BASELINES_SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 
 CORE_RULE_TYPES: List[Type[BaseRule]] = [
     ConstantsSimplifyRule,
