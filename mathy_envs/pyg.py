@@ -236,7 +236,7 @@ def _read(observation: Any, what: str) -> _Graph:
             )
         edges = edge_index[:, :num_edges].astype(np.int64)
         side = edge_types[:num_edges].astype(np.int64)
-        if edges.size and (edges.min() < 0 or edges.max() >= num_nodes):
+        if edges.size and (int(np.min(edges)) < 0 or int(np.max(edges)) >= num_nodes):
             raise ValueError(
                 f"{what}: edge_index has edges outside the real nodes "
                 f"0..{num_nodes - 1} in its first num_edges={num_edges} columns"
@@ -263,7 +263,7 @@ def _check_flag(reverse_edges: Any) -> None:
 def _to_data(graph: _Graph, reverse_edges: bool) -> "Data":
     torch, pyg_data = _pyg()
     edges, side = graph.edge_index, graph.child_side
-    kinds = np.full(edges.shape[1], PARENT_TO_CHILD, np.int64)
+    kinds: npt.NDArray[np.int64] = np.full(edges.shape[1], PARENT_TO_CHILD, np.int64)
     if reverse_edges:
         edges = np.concatenate([edges, edges[::-1]], axis=1)
         side = np.concatenate([side, side])
