@@ -13,7 +13,7 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Type
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
 from mathy_core import BaseRule
@@ -124,18 +124,29 @@ def play(seed: int, steps: int, invalid_every: int = 0) -> MathyEnvState:
     return state
 
 
-def random_play_states(per_env: int, seed: int = 4) -> List[Tuple[MathyEnv, MathyEnvState]]:
-    """About `per_env` states of seeded masked random play in every built-in env
-    and difficulty, each with the env that reached it."""
+def random_play_states(
+    per_env: int,
+    seed: int = 4,
+    make_envs: Optional[Sequence[Callable[[int], MathyEnv]]] = None,
+) -> List[Tuple[MathyEnv, MathyEnvState]]:
+    """About `per_env` states of seeded masked random play in every env (each
+    built-in one when `make_envs` is None, else each `make(seed)`) and difficulty,
+    each with the env that reached it."""
+    makers = make_envs if make_envs is not None else [
+        lambda env_seed, env_class=env_class: env_class(seed=env_seed)
+        for env_class in ENV_TASKS.values()
+    ]
     states: List[Tuple[MathyEnv, MathyEnvState]] = []
-    for task, env_class in ENV_TASKS.items():
+    for make in makers:
         for difficulty in MathyEnvDifficulty:
-            env = env_class(seed=23)
+            env = make(23)
             rng = np.random.default_rng(seed)
-            while sum(1 for e, _ in states if e is env) < per_env:
+            reached = 0
+            while reached < per_env:
                 state, _ = env.get_initial_state(MathyEnvProblemArgs(difficulty), print_problem=False)
                 for _ in range(per_env):
                     states.append((env, state))
+                    reached += 1
                     action = sample_valid_action(env.valid_moves_array(state), rng)
                     if action is None:
                         break

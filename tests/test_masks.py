@@ -19,11 +19,8 @@ from mathy_core import (
 from mathy_core.rules import CommutativeSwapRule, DistributiveFactorOutRule
 
 from mathy_envs import MathyEnv, MathyEnvState, envs
-from mathy_envs.env import sample_valid_action
 from mathy_envs.masks import Sweep
 from mathy_envs.rules import EXPRESSION_TYPES, core_rules
-from mathy_envs.time_step import is_terminal_transition
-from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
 
 from helpers import random_play_states
 from oracles import every_can_apply_to, parse
@@ -58,20 +55,10 @@ def test_the_sweep_equals_asking_every_rule_about_every_node() -> None:
 def subtraction_states() -> List[Tuple[MathyEnv, MathyEnvState]]:
     """States of seeded random play on problems with subtraction and negation,
     which the default generators don't write."""
-    env = envs.PolySimplify(ops=["+", "-"], seed=5)
-    rng = np.random.default_rng(5)
-    states: List[Tuple[MathyEnv, MathyEnvState]] = []
-    for difficulty in MathyEnvDifficulty:
-        for _ in range(10):
-            state, _ = env.get_initial_state(MathyEnvProblemArgs(difficulty), print_problem=False)
-            for _ in range(30):
-                states.append((env, state))
-                action = sample_valid_action(env.valid_moves_array(state), rng)
-                if action is None:
-                    break
-                state, step, _ = env.get_next_state(state, action)
-                if is_terminal_transition(step):
-                    break
+    env = envs.PolySimplify(ops=["+", "-"])
+    states = random_play_states(
+        per_env=200, seed=5, make_envs=[lambda seed: envs.PolySimplify(ops=["+", "-"], seed=seed)]
+    )
     for text in ["-x + 2 - -3y", "4x - (2 - y) * -x^2", "-(x + 2) - 7"]:
         states.append((env, env.state_from_text(text)))
     return states
