@@ -1,4 +1,5 @@
-"""`LRUCache`: the one bounded cache used for parsed trees, masks and goal checks."""
+"""Bounded caches: `LRUCache` for parsed trees, masks and goal checks, and the
+lighter `Memo` for answers that are pure functions of their keys."""
 
 import threading
 from collections import OrderedDict
@@ -58,4 +59,43 @@ class LRUCache(Generic[K, V]):
         self.__init__(state["capacity"])  # type: ignore[misc]
 
 
-__all__ = ("LRUCache",)
+class Memo(Generic[K, V]):
+    """A map bounded to `capacity` entries for answers that are pure functions of
+    their keys: emptied when full, with no recency order and no lock.
+
+    Each dict operation is atomic, and two threads racing on a key only compute
+    the same answer twice, so it is safe to share. It pickles empty.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        if capacity < 1:
+            raise ValueError(f"memo capacity must be at least 1, got {capacity}")
+        self.capacity = capacity
+        self._entries: Dict[K, V] = {}
+        self.get = self._entries.get
+        """The answer kept for a key, or None."""
+
+    def put(self, key: K, value: V) -> V:
+        entries = self._entries
+        if len(entries) >= self.capacity:
+            entries.clear()
+        entries[key] = value
+        return value
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return {"capacity": self.capacity}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__init__(state["capacity"])  # type: ignore[misc]
+
+
+__all__ = ("LRUCache", "Memo")

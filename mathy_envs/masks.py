@@ -7,15 +7,15 @@ expressions (`ParsedExpression.safe`) are known to be both; every other action
 is applied to a fresh copy of the tree and checked.
 """
 
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Type
+from typing import Callable, Dict, Hashable, Iterable, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
 import numpy.typing as npt
 from mathy_core import BaseRule, MathExpression
 
-from .lru import LRUCache
+from .lru import LRUCache, Memo
 from .parsing import ExpressionCache, ParsedExpression, apply_rule
-from .rules import APPLICABLE_NODE_TYPES, CORE_RULE_TYPES, EXPRESSION_TYPES
+from .rules import APPLICABLE_NODE_TYPES, CORE_RULE_TYPES, EXPRESSION_TYPES, SUBTREE_RULE_TYPES
 from .values import same_value
 
 MaskArray = npt.NDArray[np.int8]
@@ -27,15 +27,23 @@ FreshTree = Callable[[], MathExpression]
 """Returns a copy of the expression's tree that a check may change."""
 
 
-RuleCheck = Tuple[int, Callable[[MathExpression], bool]]
-"""A rule's row in the mask and its `can_apply_to`."""
+RuleCheck = Tuple[int, Callable[[MathExpression], bool], bool]
+"""A rule's row in the mask, its `can_apply_to`, and whether its answers are kept
+by subtree shape."""
+SHAPE_MEMORY_SIZE = 8192
+"""Answers a sweep keeps by subtree shape."""
 
 
 class Sweep:
     """`can_apply_to` of every rule at every node, for one list of rules, without
-    the calls whose answer is known: a core rule is not asked about a node of a
-    type it can never apply to (`APPLICABLE_NODE_TYPES`). Other rules, and nodes
-    of types mathy_core's parser does not build, are always asked.
+    the calls whose answer is known:
+
+    - a core rule is not asked about a node of a type it can never apply to
+      (`APPLICABLE_NODE_TYPES`); other rules, and nodes of types mathy_core's
+      parser does not build, are always asked;
+    - a rule of `SUBTREE_RULE_TYPES` (exactly that type, not a subclass) is asked
+      once per subtree shape (`NodeLayout.shapes`): its answer is kept for every
+      later node with the same subtree, in this or another expression.
 
     With `rule_types`, the rows of rules of other types are zero.
     """
@@ -48,11 +56,17 @@ class Sweep:
         allowed = tuple(rule_types) if rule_types is not None else None
         self.rules: List[BaseRule] = list(rules)
         self._asked = [
-            (index, rule.can_apply_to, APPLICABLE_NODE_TYPES.get(type(rule)))
+            (
+                index,
+                rule.can_apply_to,
+                APPLICABLE_NODE_TYPES.get(type(rule)),
+                type(rule) in SUBTREE_RULE_TYPES,
+            )
             for index, rule in enumerate(self.rules)
             if allowed is None or isinstance(rule, allowed)
         ]
         self._checks: Dict[type, Tuple[RuleCheck, ...]] = {}
+        self._answers: Memo[Tuple[int, Hashable], bool] = Memo(SHAPE_MEMORY_SIZE)
 
     def checks(self, node_type: type) -> Tuple[RuleCheck, ...]:
         """The rules to ask about a node of `node_type`."""
@@ -60,26 +74,40 @@ class Sweep:
         if checks is None:
             known = node_type in EXPRESSION_TYPES
             checks = tuple(
-                (index, can_apply)
-                for index, can_apply, applicable in self._asked
+                (index, can_apply, by_shape)
+                for index, can_apply, applicable, by_shape in self._asked
                 if applicable is None or not known or node_type in applicable
             )
             # Filled once per node type; a race only computes the same tuple twice.
             self._checks[node_type] = checks
         return checks
 
-    def mask(self, nodes: Sequence[MathExpression]) -> MaskArray:
-        """The `(num_rules, num_nodes)` mask of `can_apply_to` at `nodes`."""
+    def mask(
+        self,
+        nodes: Sequence[MathExpression],
+        shapes: Optional[Sequence[Hashable]] = None,
+    ) -> MaskArray:
+        """The `(num_rules, num_nodes)` mask of `can_apply_to` at `nodes`; with
+        `shapes` (`NodeLayout.shapes` of the same nodes), answers are kept and
+        reused by subtree shape."""
         count = len(nodes)
         rows = [[0] * count for _ in self.rules]
         known = self._checks
+        answers = self._answers
         for column, node in enumerate(nodes):
             kind = type(node)
             checks = known.get(kind)
             if checks is None:
                 checks = self.checks(kind)
-            for row, can_apply in checks:
-                if can_apply(node):
+            for row, can_apply, by_shape in checks:
+                if by_shape and shapes is not None:
+                    key = (row, shapes[column])
+                    answer = answers.get(key)
+                    if answer is None:
+                        answer = answers.put(key, bool(can_apply(node)))
+                    if answer:
+                        rows[row][column] = 1
+                elif can_apply(node):
                     rows[row][column] = 1
         return np.asarray(rows, dtype=np.int8).reshape(len(rows), count)
 
@@ -148,7 +176,8 @@ def checked_mask(
 ) -> MaskArray:
     """The mask of `parsed`: `sweep`'s, less the actions whose result would be out
     of the supported range or change the expression's value."""
-    mask = sweep.mask(parsed.nodes)
+    layout = parsed.layout
+    mask = sweep.mask(layout.nodes, layout.shapes)
     rules = sweep.rules
     remove_unsound(rules, mask, rows_to_check(rules, parsed), parsed, expressions, fresh_tree)
     return mask
@@ -191,6 +220,7 @@ class MaskCache:
 
 __all__ = (
     "MASK_CACHE_SIZE",
+    "SHAPE_MEMORY_SIZE",
     "MaskArray",
     "MaskCache",
     "Sweep",

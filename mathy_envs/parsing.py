@@ -20,9 +20,11 @@ the limits of `limits.py` and marks the trees on which mathy_core's rules can't
 produce a constant that is out of range or inexact (`ParsedExpression.safe`).
 """
 
+import string
 import threading
 from functools import cached_property
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from types import MappingProxyType
+from typing import Dict, FrozenSet, Hashable, List, Mapping, Optional, Tuple
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -32,6 +34,7 @@ from mathy_core import (
     EqualExpression,
     BaseRule,
     ConstantExpression,
+    DivideExpression,
     ExpressionChangeRule,
     ExpressionParser,
     MathExpression,
@@ -59,6 +62,43 @@ from .values import check_defined
 DEFAULT_CACHE_SIZE = 2048
 MAX_TYPE_ID: int = max(MathTypeKeys.values())
 """mathy_core's largest node type id: normalized type ids are `type_id / MAX_TYPE_ID`."""
+SHAPED_TYPES: FrozenSet[type] = frozenset(
+    {
+        AddExpression,
+        ConstantExpression,
+        DivideExpression,
+        MultiplyExpression,
+        NegateExpression,
+        PowerExpression,
+        SubtractExpression,
+        VariableExpression,
+    }
+)
+"""The node types `NodeLayout.shapes` describes: those whose subtree is fully
+told by their type, children, constant value or variable name."""
+_CLASS_TYPE_IDS: Mapping[type, int] = MappingProxyType(
+    {
+        kind: kind().type_id
+        for kind in (
+            AddExpression,
+            ConstantExpression,
+            DivideExpression,
+            EqualExpression,
+            MultiplyExpression,
+            NegateExpression,
+            PowerExpression,
+            SubtractExpression,
+        )
+    }
+)
+"""mathy_core's `type_id` of each node type whose id does not depend on the node."""
+_VARIABLE_TYPE_IDS: Mapping[Optional[str], int] = MappingProxyType(
+    {
+        name: VariableExpression(name).type_id
+        for name in string.ascii_letters
+    }
+)
+"""mathy_core's `type_id` of a variable, by one-letter name."""
 
 
 class ParsedExpression:
@@ -146,58 +186,134 @@ class NodeLayout:
     preorder: npt.NDArray[np.intp]
     type_ids: npt.NDArray[np.float32]
     values: npt.NDArray[np.float32]
-    is_leaf: npt.NDArray[np.float32]
 
     def __init__(self, root: MathExpression) -> None:
         nodes: List[MathExpression] = []
-        # preorder[p] = in-order index of the p-th node in pre-order; parents and
-        # depths are kept by pre-order position until the walk is done.
+        # preorder[p] = in-order index of the p-th node in pre-order; parents are
+        # kept by pre-order position.
         preorder: List[int] = []
         parent_pre: List[int] = []
-        depth_pre: List[int] = []
-        right_pre: List[bool] = []
-        stack: List[Tuple[MathExpression, int]] = []
+        stack: List[Tuple[MathExpression, int, int]] = []
         node: Optional[MathExpression] = root
-        parent, depth, is_right = -1, 0, False
+        parent, depth, levels = -1, 0, 0
         while True:
             # Descend the left spine, numbering nodes in pre-order on the way down.
             while node is not None:
                 position = len(preorder)
                 preorder.append(-1)
                 parent_pre.append(parent)
-                depth_pre.append(depth)
-                right_pre.append(is_right)
-                stack.append((node, position))
-                parent, depth, is_right = position, depth + 1, False
+                stack.append((node, position, depth))
+                parent = position
+                depth += 1
                 node = node.left
+            if depth > levels:
+                levels = depth
             if not stack:
                 break
-            visited, position = stack.pop()
-            preorder[position] = len(nodes)
+            visited, parent, depth = stack.pop()
+            preorder[parent] = len(nodes)
             nodes.append(visited)
             node = visited.right
-            parent, depth, is_right = position, depth_pre[position] + 1, True
+            depth += 1
         self.nodes = nodes
-        self.levels = max(depth_pre) + 1 if depth_pre else 0
+        self.levels = levels
         """The number of levels of the tree (a single node has one)."""
         self.preorder = np.asarray(preorder, dtype=np.intp)
+        self._preorder = preorder
         self._parent_pre = parent_pre
-        self._depth_pre = depth_pre
-        self._right_pre = right_pre
-        self.type_ids = np.asarray([n.type_id for n in nodes], dtype=np.float32)
-        self.values = np.asarray(
-            [
-                float(n.value or 0.0) if isinstance(n, ConstantExpression) else 0.0
-                for n in nodes
-            ],
-            dtype=np.float32,
-        )
-        self.is_leaf = np.asarray(
-            [n.left is None and n.right is None for n in nodes], dtype=np.float32
-        )
+        type_ids: List[int] = []
+        values: List[float] = []
+        class_ids = _CLASS_TYPE_IDS
+        variable_ids = _VARIABLE_TYPE_IDS
+        for node in nodes:
+            kind = type(node)
+            type_id = class_ids.get(kind)
+            if isinstance(node, ConstantExpression):
+                values.append(float(node.value or 0.0))
+            else:
+                values.append(0.0)
+                if kind is VariableExpression:
+                    type_id = variable_ids.get(node.identifier)  # type: ignore[attr-defined]
+            type_ids.append(node.type_id if type_id is None else type_id)
+        self.type_ids = np.asarray(type_ids, dtype=np.float32)
+        self.values = np.asarray(values, dtype=np.float32)
         self._preordered: Dict[
             bool, Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
         ] = {}
+
+    @cached_property
+    def is_leaf(self) -> npt.NDArray[np.float32]:
+        """1 for a node without children, else 0."""
+        return np.asarray(
+            [n.left is None and n.right is None for n in self.nodes], dtype=np.float32
+        )
+
+    @cached_property
+    def _depth_pre(self) -> List[int]:
+        """Depth of each node, by pre-order position (parents come first)."""
+        depths: List[int] = []
+        for parent in self._parent_pre:
+            depths.append(depths[parent] + 1 if parent >= 0 else 0)
+        return depths
+
+    @cached_property
+    def _right_pre(self) -> List[bool]:
+        """Whether each node is a right child, by pre-order position: a right
+        child comes after its parent in-order, a left child before."""
+        order = self._preorder
+        return [
+            parent >= 0 and order[position] > order[parent]
+            for position, parent in enumerate(self._parent_pre)
+        ]
+
+    @cached_property
+    def index_of(self) -> Dict[int, int]:
+        """In-order index of each node, by `id(node)`."""
+        return {id(node): index for index, node in enumerate(self.nodes)}
+
+    @cached_property
+    def shapes(self) -> Optional[List[Hashable]]:
+        """A key per node (in-order) that equals another node's key exactly when
+        their subtrees are equal: the same node types in the same places, with the
+        same constants (of the same type) and variables. None when the tree holds a
+        node type other than those of `SHAPED_TYPES`."""
+        nodes = self.nodes
+        count = len(nodes)
+        shapes: List[Hashable] = [None] * count
+        left: List[Hashable] = [None] * count
+        right: List[Hashable] = [None] * count
+        order = self._preorder
+        parents = self._parent_pre
+        sides = self._right_pre
+        # Children come after their parent in pre-order: walking it backwards
+        # finishes both children of a node before the node itself.
+        for position in range(count - 1, -1, -1):
+            index = order[position]
+            node = nodes[index]
+            kind = type(node)
+            if type(node) is ConstantExpression:
+                value = node.value
+                if type(value) is int:
+                    shape: Hashable = (kind, value)
+                elif type(value) is float:
+                    # repr tells 0.0 from -0.0, and keeps floats apart from ints.
+                    shape = (kind, repr(value))
+                else:
+                    return None
+            elif type(node) is VariableExpression:
+                shape = (kind, node.identifier)
+            elif kind in SHAPED_TYPES:
+                shape = (kind, left[position], right[position])
+            else:
+                return None
+            shapes[index] = shape
+            parent = parents[position]
+            if parent >= 0:
+                if sides[position]:
+                    right[parent] = shape
+                else:
+                    left[parent] = shape
+        return shapes
 
     @cached_property
     def depth(self) -> npt.NDArray[np.int32]:

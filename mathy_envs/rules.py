@@ -101,4 +101,21 @@ about nodes of these types, and about nodes of types mathy_core's parser does no
 build; the tests check the table against asking every rule about every node."""
 
 
-__all__ = ("APPLICABLE_NODE_TYPES", "CORE_RULE_TYPES", "EXPRESSION_TYPES", "core_rules")
+SUBTREE_RULE_TYPES: FrozenSet[type] = frozenset(
+    {ConstantsSimplifyRule, DistributiveFactorOutRule, VariableMultiplyRule}
+)
+"""Core rule types whose `can_apply_to` reads only the node's subtree (the node, its
+descendants and their links to each other, never the node's parent), and whose
+answers cost more to compute than to look up: masks keep them by subtree shape
+(`NodeLayout.shapes`) for the next expression holding the same subtree. The tests
+check the kept answers against asking the rule on every state seeded random play
+reaches."""
+
+
+__all__ = (
+    "APPLICABLE_NODE_TYPES",
+    "CORE_RULE_TYPES",
+    "EXPRESSION_TYPES",
+    "SUBTREE_RULE_TYPES",
+    "core_rules",
+)

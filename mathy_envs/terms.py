@@ -4,7 +4,7 @@ Environments use them to recognise wins, and problem generators to reject
 problems that would be won before the first move.
 """
 
-from typing import Hashable, List, Optional, Sequence, Set
+from typing import Dict, Hashable, List, Optional, Sequence, Set
 
 from mathy_core import (
     MathExpression,
@@ -19,7 +19,12 @@ from mathy_core import (
 )
 from mathy_core.rules import DistributiveFactorOutRule
 
+from .lru import Memo
+from .parsing import NodeLayout
+
 _FACTOR_OUT = DistributiveFactorOutRule()
+LIKE_TERMS_MEMORY_SIZE = 4096
+"""`has_like_terms` answers a `SimplifiedCheck` keeps."""
 
 
 def is_simplified(expression: MathExpression) -> bool:
@@ -27,6 +32,61 @@ def is_simplified(expression: MathExpression) -> bool:
     if has_like_terms(expression):
         return False
     return all(is_preferred_term_form(term) for term in get_terms(expression))
+
+
+class SimplifiedCheck:
+    """`is_simplified`, keeping `has_like_terms` answers by the terms' subtrees.
+
+    mathy_core's `has_like_terms` asks `get_term` about each node `get_terms`
+    lists and counts the constants among them: its answer depends only on which
+    term subtrees the expression holds, whatever their order and grouping. So an
+    answer is kept under the multiset of the terms' shapes (`NodeLayout.shapes`)
+    and the root's type, and reused for every expression with the same terms:
+    most steps only reorder or regroup terms. `is_preferred_term_form` also reads
+    a term's neighbours, so that part is never kept (and only runs on the rare
+    expressions without like terms).
+    """
+
+    def __init__(self, capacity: int = LIKE_TERMS_MEMORY_SIZE) -> None:
+        self._answers: Memo[Hashable, bool] = Memo(capacity)
+
+    def __call__(self, expression: MathExpression, layout: NodeLayout) -> bool:
+        """`is_simplified(expression)`, where `layout` is the expression's own
+        `NodeLayout`."""
+        terms = get_terms(expression)
+        key = _terms_key(expression, terms, layout)
+        if key is None:
+            like = has_like_terms(expression)
+        else:
+            answer = self._answers.get(key)
+            like = answer if answer is not None else self._answers.put(
+                key, has_like_terms(expression)
+            )
+        if like:
+            return False
+        return all(is_preferred_term_form(term) for term in terms)
+
+    def clear(self) -> None:
+        self._answers.clear()
+
+
+def _terms_key(
+    expression: MathExpression, terms: Sequence[MathExpression], layout: NodeLayout
+) -> Optional[Hashable]:
+    """The root's type and the multiset of the shapes of `terms`, or None when the
+    layout has no shapes or does not hold the terms."""
+    shapes = layout.shapes
+    if shapes is None or expression.parent is not None:
+        return None
+    index_of = layout.index_of
+    counts: Dict[Hashable, int] = {}
+    for term in terms:
+        index = index_of.get(id(term))
+        if index is None:
+            return None
+        shape = shapes[index]
+        counts[shape] = counts.get(shape, 0) + 1
+    return (type(expression), frozenset(counts.items()))
 
 
 def factor_out_applies(expression: MathExpression) -> bool:
@@ -125,6 +185,8 @@ def term_indexes(nodes: Sequence[MathExpression]) -> List[int]:
 
 
 __all__ = (
+    "LIKE_TERMS_MEMORY_SIZE",
+    "SimplifiedCheck",
     "factor_out_applies",
     "is_simplified",
     "like_term_indexes",

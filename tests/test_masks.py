@@ -1,7 +1,8 @@
 """The sweep behind every mask: which rules apply at which nodes, asking a core
 rule only about the node types it can apply to."""
 
-from typing import List, Tuple
+from typing import List, Optional, Tuple
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from mathy_core.rules import CommutativeSwapRule, DistributiveFactorOutRule
 
 from mathy_envs import MathyEnv, MathyEnvState, envs
 from mathy_envs.masks import Sweep
+from mathy_envs.parsing import NodeLayout
 from mathy_envs.rules import EXPRESSION_TYPES, core_rules
 
 from helpers import random_play_states
@@ -33,14 +35,20 @@ def test_the_sweep_equals_asking_every_rule_about_every_node() -> None:
     gives the same mask as asking every rule about every node."""
     rule_sets: List[List[BaseRule]] = [core_rules(), core_rules(preferred_term_commute=True)]
     sweeps = [Sweep(rules) for rules in rule_sets]
+    # The same sweeps keep answers by subtree shape from state to state.
+    shaped = [Sweep(rules) for rules in rule_sets]
     checked = 0
     seen_types = set()
     for env, state in random_play_states(per_env=120, seed=9) + subtraction_states():
         tree = parse(state.agent.problem)
         nodes = tree.to_list("inorder")
+        shapes = NodeLayout(tree).shapes
+        assert shapes is not None, state.agent.problem
         seen_types.update(type(node) for node in nodes)
-        for rules, sweep in zip(rule_sets, sweeps):
-            assert np.array_equal(sweep.mask(nodes), every_can_apply_to(rules, tree)), (
+        for rules, sweep, by_shape in zip(rule_sets, sweeps, shaped):
+            expected = every_can_apply_to(rules, tree)
+            assert np.array_equal(sweep.mask(nodes), expected), state.agent.problem
+            assert np.array_equal(by_shape.mask(nodes, shapes), expected), (
                 state.agent.problem
             )
         checked += 1
@@ -50,6 +58,65 @@ def test_the_sweep_equals_asking_every_rule_about_every_node() -> None:
         AddExpression, SubtractExpression, MultiplyExpression, PowerExpression,
         NegateExpression, ConstantExpression, VariableExpression,
     } <= seen_types, seen_types
+
+
+def test_a_subtree_rule_is_asked_once_per_subtree_shape() -> None:
+    asked: List[str] = []
+    ask = DistributiveFactorOutRule.can_apply_to
+
+    def tracing(rule: DistributiveFactorOutRule, node: MathExpression) -> bool:
+        asked.append(str(node))
+        return ask(rule, node)
+
+    rules = core_rules()
+    texts = ["4x + 2x + 3y", "4x + 2x + 5y", "4x + 2x + 3y"]
+    expected = [every_can_apply_to(rules, parse(text)) for text in texts]
+    with mock.patch.object(DistributiveFactorOutRule, "can_apply_to", tracing):
+        sweep = Sweep(rules)
+        masks = []
+        for text in texts:
+            tree = parse(text)
+            masks.append(sweep.mask(tree.to_list("inorder"), NodeLayout(tree).shapes))
+    for text, mask, want in zip(texts, masks, expected):
+        assert np.array_equal(mask, want), text
+    # `4x + 2x` is asked about once; each whole sum once.
+    assert asked == ["4x + 2x", "4x + 2x + 3y", "4x + 2x + 5y"]
+
+
+def test_nodes_share_a_shape_exactly_when_their_subtrees_are_equal() -> None:
+    texts = [
+        "4x + 2x + 4x", "(4x + 2x) + 4x", "4x + (2x + 4x)", "2 + 2.0 + 2", "x^2 - -x^2",
+        "0.0 + -0.0 * 0.0", "x * y * (x * y)", "4 / x + 4 / x",
+    ]
+    for text in texts:
+        tree = parse(text)
+        nodes = tree.to_list("inorder")
+        shapes = NodeLayout(tree).shapes
+        assert shapes is not None
+        for i, one in enumerate(nodes):
+            for j, other in enumerate(nodes):
+                assert (shapes[i] == shapes[j]) == same_subtree(one, other), (text, i, j)
+
+
+def test_trees_with_other_node_types_have_no_shapes() -> None:
+    assert NodeLayout(parse("sgn(x) + 4x + 2x")).shapes is None
+    assert NodeLayout(parse("5! + 2")).shapes is None
+    assert NodeLayout(parse("x = 2")).shapes is None
+
+
+def same_subtree(one: Optional[MathExpression], other: Optional[MathExpression]) -> bool:
+    """Equal node types in the same places, with the same constants (and their
+    types, and signs of zero) and variable names."""
+    if one is None or other is None:
+        return one is other
+    if type(one) is not type(other):
+        return False
+    if isinstance(one, ConstantExpression):
+        value, other_value = one.value, other.value  # type: ignore[attr-defined]
+        return type(value) is type(other_value) and repr(value) == repr(other_value)
+    if isinstance(one, VariableExpression):
+        return bool(one.identifier == other.identifier)  # type: ignore[attr-defined]
+    return same_subtree(one.left, other.left) and same_subtree(one.right, other.right)
 
 
 def subtraction_states() -> List[Tuple[MathyEnv, MathyEnvState]]:

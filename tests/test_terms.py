@@ -1,12 +1,19 @@
 """Win predicates over terms (`mathy_envs.terms`), checked on hand-made
 expressions whose answers are reasoned out in the comments."""
 
+from collections import Counter
 from typing import List
+from unittest import mock
 
+import numpy as np
 import pytest
 from mathy_core import ExpressionParser, MathExpression
 
+from mathy_envs import terms as terms_module
+from mathy_envs.actions import sample_valid_action
+from mathy_envs.parsing import NodeLayout
 from mathy_envs.terms import (
+    SimplifiedCheck,
     factor_out_applies,
     is_simplified,
     like_term_indexes,
@@ -16,6 +23,9 @@ from mathy_envs.terms import (
     term_kind,
     term_kinds,
 )
+
+from helpers import random_play_states
+from oracles import parse as oracle_parse, simplified
 
 
 def parse(text: str) -> MathExpression:
@@ -160,3 +170,55 @@ def test_term_and_like_term_indexes(text: str, terms: List[int], likes: List[int
 def test_indexes_of_no_nodes() -> None:
     assert term_indexes([]) == []
     assert like_term_indexes([]) == []
+
+
+def test_simplified_check_keeps_like_terms_answers_by_the_terms_held() -> None:
+    asked: List[str] = []
+    ask = terms_module.has_like_terms
+
+    def tracing(expression: MathExpression) -> bool:
+        asked.append(str(expression))
+        return ask(expression)
+
+    check = SimplifiedCheck()
+    texts = ["4x + 2y + 4x", "2y + (4x + 4x)", "x + 4", "4 + x", "4x + 2y + 4x^2"]
+    with mock.patch.object(terms_module, "has_like_terms", tracing):
+        verdicts = [check(tree, NodeLayout(tree)) for tree in map(parse, texts)]
+    assert verdicts == [is_simplified(parse(text)) for text in texts]
+    assert verdicts == [False, False, False, True, True]
+    # The regrouped sum and the swapped `4 + x` hold the same terms as the
+    # expression before them. `x + 4` is not simplified though `4 + x` is: the
+    # preferred-form part reads a term's neighbours, and is never kept.
+    assert asked == ["4x + 2y + 4x", "x + 4", "4x + 2y + 4x^2"]
+
+
+def test_simplified_check_of_a_tree_without_shapes_or_of_a_subtree() -> None:
+    check = SimplifiedCheck()
+    for text in ["sgn(x) + 4x + 2x", "sgn(x) + 4x"]:
+        tree = parse(text)
+        assert check(tree, NodeLayout(tree)) == is_simplified(tree)
+    tree = parse("(4x + 2x) * 3")
+    inner = tree.left
+    assert inner is not None
+    assert check(inner, NodeLayout(inner)) == is_simplified(inner)
+
+
+@pytest.mark.slow
+def test_simplified_check_equals_is_simplified_on_random_play() -> None:
+    """On every state seeded random play reaches in every env and difficulty, and
+    on one random successor of each, a check kept across all of them agrees with
+    mathy_core's own test."""
+    check = SimplifiedCheck()
+    rng = np.random.default_rng(3)
+    verdicts: Counter = Counter()
+    for env, state in random_play_states(per_env=120, seed=9):
+        texts = [state.agent.problem]
+        action = sample_valid_action(env.valid_moves_array(state), rng)
+        if action is not None:
+            texts.append(env.get_next_state(state, action)[0].agent.problem)
+        for text in texts:
+            tree = oracle_parse(text)
+            verdict = check(tree, NodeLayout(tree))
+            assert verdict == simplified(tree), text
+            verdicts[verdict] += 1
+    assert verdicts[False] >= 5000 and verdicts[True] >= 25, verdicts

@@ -8,7 +8,7 @@ from ..env import MathyEnv
 from ..lru import LRUCache
 from ..observations import MathyObservation
 from ..state import MathyEnvState
-from ..terms import is_simplified
+from ..terms import SimplifiedCheck, is_simplified
 from ..time_step import TimeStep, termination
 from ..types import MathyEnvProblem, MathyEnvProblemArgs
 
@@ -86,9 +86,16 @@ class GoalEnv(MathyEnv):
 
 class SimplifyGoalEnv(GoalEnv):
     """A task won when the expression is simplified: no like terms remain and every
-    term is in preferred form."""
+    term is in preferred form (`is_simplified`)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._simplified = SimplifiedCheck()
 
     def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
+        parsed = self._expressions.parse(env_state.agent.problem)
+        if parsed.tree is expression:
+            return self._simplified(expression, parsed.layout)
         return is_simplified(expression)
 
 
