@@ -76,6 +76,7 @@ SHAPED_TYPES: FrozenSet[type] = frozenset(
 )
 """The node types `NodeLayout.shapes` describes: those whose subtree is fully
 told by their type, children, constant value or variable name."""
+SHAPED_INNER_TYPES: FrozenSet[type] = SHAPED_TYPES - {ConstantExpression, VariableExpression}
 _CLASS_TYPE_IDS: Mapping[type, int] = MappingProxyType(
     {
         kind: kind().type_id
@@ -284,17 +285,19 @@ class NodeLayout:
         right: List[Hashable] = [None] * count
         order = self._preorder
         parents = self._parent_pre
-        sides = self._right_pre
         # Children come after their parent in pre-order: walking it backwards
-        # finishes both children of a node before the node itself.
+        # finishes both children of a node before the node itself. A right child
+        # comes after its parent in-order, a left child before.
         for position in range(count - 1, -1, -1):
             index = order[position]
             node = nodes[index]
             kind = type(node)
-            if type(node) is ConstantExpression:
+            if kind in SHAPED_INNER_TYPES:
+                shape: Hashable = (kind, left[position], right[position])
+            elif type(node) is ConstantExpression:
                 value = node.value
                 if type(value) is int:
-                    shape: Hashable = (kind, value)
+                    shape = (kind, value)
                 elif type(value) is float:
                     # repr tells 0.0 from -0.0, and keeps floats apart from ints.
                     shape = (kind, repr(value))
@@ -302,14 +305,12 @@ class NodeLayout:
                     return None
             elif type(node) is VariableExpression:
                 shape = (kind, node.identifier)
-            elif kind in SHAPED_TYPES:
-                shape = (kind, left[position], right[position])
             else:
                 return None
             shapes[index] = shape
             parent = parents[position]
             if parent >= 0:
-                if sides[position]:
+                if index > order[parent]:
                     right[parent] = shape
                 else:
                     left[parent] = shape
@@ -422,9 +423,10 @@ def admit(entry: ParsedExpression) -> None:
         kind = type(node)
         if isinstance(node, ConstantExpression):
             value = node.value
+            if type(value) is int and -SAFE_CONSTANT <= value <= SAFE_CONSTANT:
+                continue  # within every limit, and safe
             check_constant(value, text)
-            if type(value) is not int or not -SAFE_CONSTANT <= value <= SAFE_CONSTANT:
-                safe = False
+            safe = False
         elif kind in _BINARY_KINDS or kind is VariableExpression:
             continue
         elif kind is SubtractExpression:
