@@ -75,8 +75,13 @@ SHAPED_TYPES: FrozenSet[type] = frozenset(
     }
 )
 """The node types `NodeLayout.shapes` describes: those whose subtree is fully
-told by their type, children, constant value or variable name."""
-SHAPED_INNER_TYPES: FrozenSet[type] = SHAPED_TYPES - {ConstantExpression, VariableExpression}
+told by their type, children, constant value, variable name or (negation) the
+side of its child."""
+SHAPED_INNER_TYPES: FrozenSet[type] = SHAPED_TYPES - {
+    ConstantExpression,
+    NegateExpression,
+    VariableExpression,
+}
 _CLASS_TYPE_IDS: Mapping[type, int] = MappingProxyType(
     {
         kind: kind().type_id
@@ -305,6 +310,9 @@ class NodeLayout:
                     return None
             elif type(node) is VariableExpression:
                 shape = (kind, node.identifier)
+            elif type(node) is NegateExpression:
+                # Which side holds the child decides what get_child() returns.
+                shape = (kind, node.child_on_left, left[position], right[position])
             else:
                 return None
             shapes[index] = shape

@@ -98,6 +98,21 @@ def test_nodes_share_a_shape_exactly_when_their_subtrees_are_equal() -> None:
                 assert (shapes[i] == shapes[j]) == same_subtree(one, other), (text, i, j)
 
 
+def test_a_negation_with_its_child_on_the_other_side_has_another_shape() -> None:
+    # mathy_core's clone() does not keep which side a negation's child is on, so
+    # the clone's get_child() is None: the same nodes in the same places, but
+    # constant arithmetic applies to one negation and not the other.
+    built = NegateExpression(parse("2 + 3"), child_on_left=True)
+    copy = built.clone()
+    rules = core_rules()
+    sweep = Sweep(rules)
+    for tree in (built, copy, built):
+        layout = NodeLayout(tree)
+        mask = sweep.mask(layout.nodes, layout.shapes)
+        assert np.array_equal(mask, every_can_apply_to(rules, tree))
+    assert NodeLayout(built).shapes != NodeLayout(copy).shapes
+
+
 def test_trees_with_other_node_types_have_no_shapes() -> None:
     assert NodeLayout(parse("sgn(x) + 4x + 2x")).shapes is None
     assert NodeLayout(parse("5! + 2")).shapes is None
