@@ -183,9 +183,9 @@ def node_at_index(tree: MathExpression, index: int) -> Optional[MathExpression]:
 class NodeLayout:
     """Flat arrays describing one tree, all indexed by action (in-order) index.
 
-    The node list, pre-order and features come from a single traversal; the
-    parent / depth / edge arrays that only structured observations use are
-    computed on first use.
+    The node list, pre-order, type ids and values come from a single traversal;
+    the leaf flags, parent / depth / edge arrays and subtree shapes are computed
+    on first use.
     """
 
     nodes: List[MathExpression]
