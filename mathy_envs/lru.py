@@ -9,17 +9,40 @@ K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 
-class LRUCache(Generic[K, V]):
-    """A dict bounded to `capacity` entries that evicts the least recently used.
+class _Bounded(Generic[K, V]):
+    """What both caches share: a capacity of at least 1, size and membership, and
+    pickling empty (they hold derived data only)."""
 
-    Caches hold derived data only, so they pickle empty. Every operation holds a
-    lock: a cache may be shared by threads.
-    """
+    _entries: Dict[K, V]
 
     def __init__(self, capacity: int) -> None:
         if capacity < 1:
-            raise ValueError(f"cache capacity must be at least 1, got {capacity}")
+            raise ValueError(
+                f"{type(self).__name__} capacity must be at least 1, got {capacity}"
+            )
         self.capacity = capacity
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return {"capacity": self.capacity}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__init__(state["capacity"])  # type: ignore[misc]
+
+
+class LRUCache(_Bounded[K, V]):
+    """A dict bounded to `capacity` entries that evicts the least recently used.
+
+    Every operation holds a lock: a cache may be shared by threads.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        super().__init__(capacity)
         self._entries: "OrderedDict[K, V]" = OrderedDict()
         self._lock = threading.Lock()
 
@@ -46,32 +69,18 @@ class LRUCache(Generic[K, V]):
         with self._lock:
             self._entries.clear()
 
-    def __len__(self) -> int:
-        return len(self._entries)
 
-    def __contains__(self, key: object) -> bool:
-        return key in self._entries
-
-    def __getstate__(self) -> Dict[str, Any]:
-        return {"capacity": self.capacity}
-
-    def __setstate__(self, state: Dict[str, Any]) -> None:
-        self.__init__(state["capacity"])  # type: ignore[misc]
-
-
-class Memo(Generic[K, V]):
+class Memo(_Bounded[K, V]):
     """A map bounded to `capacity` entries for answers that are pure functions of
     their keys: emptied when full, with no recency order and no lock.
 
     Each dict operation is atomic, and two threads racing on a key only compute
-    the same answer twice, so it is safe to share. It pickles empty.
+    the same answer twice, so it is safe to share.
     """
 
     def __init__(self, capacity: int) -> None:
-        if capacity < 1:
-            raise ValueError(f"memo capacity must be at least 1, got {capacity}")
-        self.capacity = capacity
-        self._entries: Dict[K, V] = {}
+        super().__init__(capacity)
+        self._entries = {}
         self.get = self._entries.get
         """The answer kept for a key, or None."""
 
@@ -84,18 +93,6 @@ class Memo(Generic[K, V]):
 
     def clear(self) -> None:
         self._entries.clear()
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._entries
-
-    def __getstate__(self) -> Dict[str, Any]:
-        return {"capacity": self.capacity}
-
-    def __setstate__(self, state: Dict[str, Any]) -> None:
-        self.__init__(state["capacity"])  # type: ignore[misc]
 
 
 __all__ = ("LRUCache", "Memo")
