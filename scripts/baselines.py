@@ -53,6 +53,7 @@ if str(ROOT) not in sys.path:
 
 from mathy_envs.actions import sample_valid_action  # noqa: E402
 from mathy_envs.env import MathyEnv  # noqa: E402
+from mathy_envs.state import MathyEnvState  # noqa: E402
 from mathy_envs.envs import ENV_TASKS  # noqa: E402
 from mathy_envs.swarm import SwarmConfig, swarm_solve  # noqa: E402
 from mathy_envs.time_step import is_terminal_transition  # noqa: E402
@@ -128,39 +129,44 @@ class Unit:
     budgets: Budgets
 
 
-def random_wins(unit: Unit) -> Dict[str, Any]:
-    """Masked uniform random play, one episode per problem."""
+def wins(
+    unit: Unit, solves: Callable[[MathyEnv, MathyEnvState, int], bool]
+) -> Dict[str, Any]:
+    """The problems of `unit` that `solves(env, start_state, index)` wins."""
     env = ENV_TASKS[unit.task]()
     problems = eval_problems(unit.task, unit.difficulty, unit.stop)
-    won = []
-    for index in range(unit.start, unit.stop):
-        text, max_moves = problems[index]
-        state = env.state_from_text(text, max_moves)
+    won = [
+        index
+        for index in range(unit.start, unit.stop)
+        if solves(env, env.state_from_text(*problems[index]), index)
+    ]
+    return {"wins": len(won), "won": won}
+
+
+def random_wins(unit: Unit) -> Dict[str, Any]:
+    """Masked uniform random play, one episode per problem."""
+
+    def solves(env: MathyEnv, state: MathyEnvState, index: int) -> bool:
         rng = np.random.default_rng([unit.seed, index])
         while True:
             action = sample_valid_action(env.valid_moves_array(state), rng)
             if action is None:
-                break
+                return False
             state, step, _ = env.get_next_state(state, action)
             if is_terminal_transition(step):
-                if step.reward > 0:
-                    won.append(index)
-                break
-    return {"wins": len(won), "won": won}
+                return bool(step.reward > 0)
+
+    return wins(unit, solves)
 
 
 def swarm_wins(unit: Unit) -> Dict[str, Any]:
     """The swarm planner with the default config and a transition budget."""
-    env = ENV_TASKS[unit.task]()
-    problems = eval_problems(unit.task, unit.difficulty, unit.stop)
-    won = []
-    for index in range(unit.start, unit.stop):
-        text, max_moves = problems[index]
-        state = env.state_from_text(text, max_moves)
+
+    def solves(env: MathyEnv, state: MathyEnvState, index: int) -> bool:
         config = SwarmConfig(seed=index, max_steps=unit.budgets.swarm_steps)
-        if swarm_solve(state, config, env).solved:
-            won.append(index)
-    return {"wins": len(won), "won": won}
+        return swarm_solve(state, config, env).solved
+
+    return wins(unit, solves)
 
 
 def maskable_ppo_wins(unit: Unit) -> Dict[str, Any]:
