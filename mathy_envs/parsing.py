@@ -57,6 +57,7 @@ from .limits import (
     shorten,
 )
 from .lru import LRUCache
+from .tokenizing import PieceTokenizer
 from .values import check_defined
 
 DEFAULT_CACHE_SIZE = 2048
@@ -494,7 +495,7 @@ class ExpressionCache:
     def __init__(
         self, parser: Optional[ExpressionParser] = None, capacity: int = DEFAULT_CACHE_SIZE
     ) -> None:
-        self.parser = parser if parser is not None else ExpressionParser()
+        self.parser = parser if parser is not None else new_parser()
         self._entries: LRUCache[str, ParsedExpression] = LRUCache(capacity)
 
     def parse(self, text: str) -> ParsedExpression:
@@ -563,7 +564,15 @@ def parse_text(parser: ExpressionParser, text: str) -> MathExpression:
     return tree
 
 
-_default_parser = ExpressionParser()
+def new_parser() -> ExpressionParser:
+    """A mathy_core `ExpressionParser` whose tokenizer keeps the tokens of the
+    pieces of the texts it has seen (`PieceTokenizer`): the same trees, sooner."""
+    parser = ExpressionParser()
+    parser.tokenizer = PieceTokenizer()
+    return parser
+
+
+_default_parser = new_parser()
 _registry_lock = threading.Lock()
 _parser_locks: "WeakKeyDictionary[ExpressionParser, threading.Lock]" = WeakKeyDictionary()
 
@@ -626,6 +635,7 @@ __all__ = (
     "ParsedExpression",
     "default_parser",
     "expression_cache",
+    "new_parser",
     "node_at_index",
     "parse",
     "parse_text",

@@ -1,0 +1,55 @@
+"""Tokenize problem texts by reusing mathy_core's tokens of their pieces.
+
+mathy_core's tokenizer reads a text left to right, and a space only ends the token
+before it (it makes no token of its own unless padding is asked for). So the tokens
+of a text are the tokens of its space-separated pieces, one piece after another.
+The texts an episode visits share most of their pieces (`4x`, `+`, `y^2`), so
+`PieceTokenizer` asks mathy_core's tokenizer about each piece once and keeps the
+answer.
+"""
+
+from typing import List, Tuple
+
+from mathy_core.tokenizer import TOKEN_TYPES, Token, Tokenizer
+
+from .lru import Memo
+
+PIECE_MEMORY_SIZE = 4096
+"""Pieces (with their tokens) a tokenizer keeps."""
+
+
+class PieceTokenizer(Tokenizer):
+    """mathy_core's `Tokenizer`, giving the same tokens, that tokenizes each
+    space-separated piece of a text once.
+
+    Tokens are shared between the lists it returns; mathy_core's parser only reads
+    them. A text with a piece mathy_core rejects is tokenized whole, so the error
+    is the one mathy_core raises for that text. With `exclude_padding=False`
+    (spaces become tokens) every text is tokenized whole.
+    """
+
+    def __init__(self, exclude_padding: bool = True) -> None:
+        super().__init__(exclude_padding=exclude_padding)
+        self._pieces: Memo[str, Tuple[Token, ...]] = Memo(PIECE_MEMORY_SIZE)
+
+    def tokenize(self, buffer: str) -> List[Token]:
+        if not self.exclude_padding:
+            return super().tokenize(buffer)
+        pieces = self._pieces
+        tokens: List[Token] = []
+        for piece in buffer.split(" "):
+            known = pieces.get(piece)
+            if known is None:
+                if not piece:
+                    continue  # between two spaces
+                try:
+                    # mathy_core's tokens for the piece, less its end-of-text token.
+                    known = pieces.put(piece, tuple(super().tokenize(piece)[:-1]))
+                except Exception:
+                    return super().tokenize(buffer)
+            tokens.extend(known)
+        tokens.append(Token("", TOKEN_TYPES.EOF))
+        return tokens
+
+
+__all__ = ("PIECE_MEMORY_SIZE", "PieceTokenizer")
