@@ -15,7 +15,7 @@ from mathy_core import BaseRule, MathExpression
 
 from .lru import LRUCache, Memo
 from .parsing import ExpressionCache, ParsedExpression, apply_rule
-from .rules import APPLICABLE_NODE_TYPES, CORE_RULE_TYPES, EXPRESSION_TYPES, SUBTREE_RULE_TYPES
+from .rules import APPLICABLE_NODE_TYPES, CORE_RULE_TYPES, EXPRESSION_TYPES, SHAPE_KEYS
 from .values import same_value
 
 MaskArray = npt.NDArray[np.int8]
@@ -27,9 +27,11 @@ FreshTree = Callable[[], MathExpression]
 """Returns a copy of the expression's tree that a check may change."""
 
 
-RuleCheck = Tuple[int, Callable[[MathExpression], bool], bool]
-"""A rule's row in the mask, its `can_apply_to`, and whether its answers are kept
-by subtree shape."""
+ShapeKey = Callable[[Hashable], Hashable]
+"""The key a rule's answer at a node is kept under, from the node's subtree shape."""
+RuleCheck = Tuple[int, Callable[[MathExpression], bool], Optional[ShapeKey]]
+"""A rule's row in the mask, its `can_apply_to`, and the key its answers are kept
+under (from the node's subtree shape), or None when they are not kept."""
 SHAPE_MEMORY_SIZE = 8192
 """Answers a sweep keeps by subtree shape."""
 
@@ -41,9 +43,10 @@ class Sweep:
     - a core rule is not asked about a node of a type it can never apply to
       (`APPLICABLE_NODE_TYPES`); other rules, and nodes of types mathy_core's
       parser does not build, are always asked;
-    - a rule of `SUBTREE_RULE_TYPES` (exactly that type, not a subclass) is asked
-      once per subtree shape (`NodeLayout.shapes`): its answer is kept for every
-      later node with the same subtree, in this or another expression.
+    - a rule of a type in `SHAPE_KEYS` (exactly that type, not a subclass) is
+      asked once per key, which its `SHAPE_KEYS` entry computes from the node's
+      subtree shape (`NodeLayout.shapes`): its answer is kept for every later node
+      with the same key, in this or another expression.
 
     With `rule_types`, the rows of rules of other types are zero.
     """
@@ -60,7 +63,7 @@ class Sweep:
                 index,
                 rule.can_apply_to,
                 APPLICABLE_NODE_TYPES.get(type(rule)),
-                type(rule) in SUBTREE_RULE_TYPES,
+                SHAPE_KEYS.get(type(rule)),
             )
             for index, rule in enumerate(self.rules)
             if allowed is None or isinstance(rule, allowed)
@@ -74,8 +77,8 @@ class Sweep:
         if checks is None:
             known = node_type in EXPRESSION_TYPES
             checks = tuple(
-                (index, can_apply, by_shape)
-                for index, can_apply, applicable, by_shape in self._asked
+                (index, can_apply, shape_key)
+                for index, can_apply, applicable, shape_key in self._asked
                 if applicable is None or not known or node_type in applicable
             )
             # Filled once per node type; a race only computes the same tuple twice.
@@ -99,9 +102,9 @@ class Sweep:
             checks = known.get(kind)
             if checks is None:
                 checks = self.checks(kind)
-            for row, can_apply, by_shape in checks:
-                if by_shape and shapes is not None:
-                    key = (row, shapes[column])
+            for row, can_apply, shape_key in checks:
+                if shape_key is not None and shapes is not None:
+                    key = (row, shape_key(shapes[column]))
                     answer = answers.get(key)
                     if answer is None:
                         answer = answers.put(key, bool(can_apply(node)))

@@ -1,6 +1,7 @@
 """The core rules: the default action set of every environment, in action order."""
 
-from typing import Dict, FrozenSet, List
+from types import MappingProxyType
+from typing import Callable, Dict, FrozenSet, Hashable, List, Mapping
 
 from mathy_core import (
     AbsExpression,
@@ -101,21 +102,51 @@ about nodes of these types, and about nodes of types mathy_core's parser does no
 build; the tests check the table against asking every rule about every node."""
 
 
-SUBTREE_RULE_TYPES: FrozenSet[type] = frozenset(
-    {ConstantsSimplifyRule, DistributiveFactorOutRule, VariableMultiplyRule}
+def whole_subtree(shape: Hashable) -> Hashable:
+    """The key of an answer that depends on the node's whole subtree: its shape."""
+    return shape
+
+
+def sum_window(shape: Hashable) -> Hashable:
+    """The key of a distributive factor-out answer at a node: each child's shape,
+    except that a child which is itself a sum is told only by that type and by
+    its own child next to the node (the right child of a left sum, the left child
+    of a right sum). mathy_core 0.9's `DistributiveFactorOutRule.can_apply_to`
+    reads nothing else: it looks for a term on each side of the node, stepping
+    into a neighbouring sum only along that inner side, and is False at every node
+    that is not a sum."""
+    if type(shape) is not tuple or shape[0] is not AddExpression:
+        return shape
+    _, left, right = shape
+    if left[0] is AddExpression:
+        left = (AddExpression, left[2])
+    if right[0] is AddExpression:
+        right = (AddExpression, right[1])
+    return (AddExpression, left, right)
+
+
+SHAPE_KEYS: Mapping[type, Callable[[Hashable], Hashable]] = MappingProxyType(
+    {
+        ConstantsSimplifyRule: whole_subtree,
+        DistributiveFactorOutRule: sum_window,
+        VariableMultiplyRule: whole_subtree,
+    }
 )
 """Core rule types whose `can_apply_to` reads only the node's subtree (the node, its
 descendants and their links to each other, never the node's parent), and whose
-answers cost more to compute than to look up: masks keep them by subtree shape
-(`NodeLayout.shapes`) for the next expression holding the same subtree. The tests
-check the kept answers against asking the rule on every state seeded random play
-reaches."""
+answers cost more to compute than to look up, each with the key its answers are
+kept under, computed from the node's subtree shape (`NodeLayout.shapes`): masks
+reuse an answer for the next node, in this or another expression, whose key is
+equal. The tests check the kept answers against asking the rule on every state
+seeded random play reaches."""
 
 
 __all__ = (
     "APPLICABLE_NODE_TYPES",
     "CORE_RULE_TYPES",
     "EXPRESSION_TYPES",
-    "SUBTREE_RULE_TYPES",
+    "SHAPE_KEYS",
+    "sum_window",
+    "whole_subtree",
     "core_rules",
 )

@@ -83,6 +83,46 @@ def test_a_subtree_rule_is_asked_once_per_subtree_shape() -> None:
     assert asked == ["4x + 2x", "4x + 2x + 3y", "4x + 2x + 5y"]
 
 
+def test_factor_out_is_asked_once_per_pair_of_neighbouring_terms() -> None:
+    """A sum's factor-out answer is kept for the next sum whose children are equal,
+    except deep inside a child sum: the answer at the root of `4x + 2x + 3y` (the
+    neighbours `2x` and `3y`) is reused for `7x + 2x + 3y`."""
+    asked: List[str] = []
+    ask = DistributiveFactorOutRule.can_apply_to
+
+    def tracing(rule: DistributiveFactorOutRule, node: MathExpression) -> bool:
+        asked.append(str(node))
+        return ask(rule, node)
+
+    rules = core_rules()
+    texts = [
+        "4x + 2x + 3y", "7x + 2x + 3y", "5 + (7x + 2x) + 3y", "3y + (2x + 7x)",
+        "3y + (2x + 4x)", "3y + (2x + (4x + x))", "3y + (2x + (4x + 2))",
+        "3y + (2 + (4x + 2))",
+    ]
+    expected = [every_can_apply_to(rules, parse(text)) for text in texts]
+    with mock.patch.object(DistributiveFactorOutRule, "can_apply_to", tracing):
+        sweep = Sweep(rules)
+        masks = []
+        for text in texts:
+            tree = parse(text)
+            masks.append(sweep.mask(tree.to_list("inorder"), NodeLayout(tree).shapes))
+    for text, mask, want in zip(texts, masks, expected):
+        assert np.array_equal(mask, want), text
+    # Each sum is printed as mathy_core prints a node: in parentheses when it is
+    # a right child.
+    assert asked == [
+        "4x + 2x", "4x + 2x + 3y",
+        "7x + 2x",  # the root's neighbours are 2x and 3y again
+        "5 + (7x + 2x)", "5 + (7x + 2x) + 3y",
+        "3y + (2x + 7x)", "(2x + 7x)",
+        "(2x + 4x)",  # the root's neighbours are 3y and 2x again
+        "(2x + (4x + x))", "(4x + x)",
+        "(4x + 2)",  # 2x's neighbour is still 4x
+        "3y + (2 + (4x + 2))", "(2 + (4x + 2))",
+    ]
+
+
 def test_nodes_share_a_shape_exactly_when_their_subtrees_are_equal() -> None:
     texts = [
         "4x + 2x + 4x", "(4x + 2x) + 4x", "4x + (2x + 4x)", "2 + 2.0 + 2", "x^2 - -x^2",
