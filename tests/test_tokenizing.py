@@ -4,8 +4,8 @@ from typing import Any, List, Optional, Tuple
 from unittest import mock
 
 import pytest
-from mathy_core import ExpressionParser, MathExpression
-from mathy_core.tokenizer import Token, Tokenizer
+from mathy_core import AbsExpression, ExpressionParser, MathExpression
+from mathy_core.tokenizer import TOKEN_TYPES, Token, Tokenizer
 
 from mathy_envs import MathyEnv, envs
 from mathy_envs.parsing import new_parser
@@ -133,3 +133,36 @@ def outcome(parser: ExpressionParser, text: str) -> Any:
         return type(error), str(error)
     finally:
         parser.clear_cache()
+
+
+def test_a_rejected_text_raises_as_if_tokenized_whole() -> None:
+    pieces = PieceTokenizer()
+    with pytest.raises(ValueError) as raised:
+        pieces.tokenize("4x + $")
+    # No second error about the piece alone hides behind mathy_core's.
+    assert raised.value.__context__ is None
+    assert raised.value.__cause__ is None
+
+
+def test_a_function_registered_after_use_is_read_as_one() -> None:
+    pieces, reference = PieceTokenizer(), Tokenizer()
+    assert tokens(pieces.tokenize("abs(x) + 2")) == tokens(reference.tokenize("abs(x) + 2"))
+    pieces.functions["abs"] = AbsExpression
+    reference.functions["abs"] = AbsExpression
+    expected = tokens(reference.tokenize("abs(x) + 2"))
+    assert ("abs", TOKEN_TYPES.Function) in expected
+    assert tokens(pieces.tokenize("abs(x) + 2")) == expected
+
+
+@pytest.mark.parametrize("value", [None, 4, b"4x + 2", ["4", "x"]])
+def test_anything_but_a_text_is_left_to_mathy_core(value: Any) -> None:
+    assert outcome_of_tokenize(PieceTokenizer(), value) == outcome_of_tokenize(
+        Tokenizer(), value
+    )
+
+
+def outcome_of_tokenize(tokenizer: Tokenizer, value: Any) -> Any:
+    try:
+        return tokens(tokenizer.tokenize(value))
+    except Exception as error:
+        return type(error), str(error)
