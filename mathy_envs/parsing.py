@@ -256,6 +256,16 @@ class NodeLayout:
         )
 
     @cached_property
+    def _parent_in(self) -> List[int]:
+        """In-order index of each node's parent (-1 for the root), by in-order index."""
+        order = self._preorder
+        parents = [-1] * len(order)
+        for position, parent in enumerate(self._parent_pre):
+            if parent >= 0:
+                parents[order[position]] = order[parent]
+        return parents
+
+    @cached_property
     def _depth_pre(self) -> List[int]:
         """Depth of each node, by pre-order position (parents come first)."""
         depths: List[int] = []
@@ -334,13 +344,7 @@ class NodeLayout:
     @cached_property
     def parent(self) -> npt.NDArray[np.int64]:
         """In-order index of each node's parent (-1 for the root)."""
-        parent_pre = np.asarray(self._parent_pre, dtype=np.int64)
-        parent_in = np.where(
-            parent_pre >= 0, self.preorder[np.maximum(parent_pre, 0)], -1
-        )
-        parents = np.empty(len(self.nodes), np.int64)
-        parents[self.preorder] = parent_in
-        return parents
+        return np.asarray(self._parent_in, dtype=np.int64)
 
     @cached_property
     def side(self) -> npt.NDArray[np.int64]:
@@ -359,8 +363,11 @@ class NodeLayout:
     @cached_property
     def edge_index(self) -> npt.NDArray[np.int64]:
         """Edges parent -> child (2, n - 1), in the pre-order of the child."""
-        children = self.preorder[1:].astype(np.int64)
-        return np.stack([self.parent[children], children])
+        children = self._preorder[1:]
+        parents = self._parent_in
+        return np.asarray(
+            [[parents[child] for child in children], children], dtype=np.int64
+        ).reshape(2, len(children))
 
     @cached_property
     def edge_types(self) -> npt.NDArray[np.int64]:
