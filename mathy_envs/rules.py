@@ -118,9 +118,10 @@ def sum_window(shape: Hashable) -> Hashable:
     if type(shape) is not tuple or shape[0] is not AddExpression:
         return shape
     _, left, right = shape
-    if left[0] is AddExpression:
+    # A child is None only in a hand-built sum missing it.
+    if left is not None and left[0] is AddExpression:
         left = (AddExpression, left[2])
-    if right[0] is AddExpression:
+    if right is not None and right[0] is AddExpression:
         right = (AddExpression, right[1])
     return (AddExpression, left, right)
 

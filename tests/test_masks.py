@@ -244,3 +244,21 @@ def test_env_masks_follow_a_change_of_the_env_rules() -> None:
     # Preferred-term commute also swaps `4x`, which the default one leaves alone.
     assert after[commute].sum() > before[commute].sum()
     assert np.array_equal(after, every_can_apply_to(env.rules, parse(text)))
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_a_hand_built_sum_missing_a_child_gets_the_masks_answer_or_a_value_error(
+    side: str,
+) -> None:
+    inner = AddExpression(VariableExpression("x"), ConstantExpression(2))
+    tree = AddExpression(inner, None) if side == "right" else AddExpression(None, inner)
+    layout = NodeLayout(tree)
+    rules = core_rules()
+    try:
+        expected = every_can_apply_to(rules, tree)
+    except ValueError:
+        # mathy_core's rules refuse the sum; the sweep may only refuse it the same way.
+        with pytest.raises(ValueError):
+            Sweep(rules).mask(layout.nodes, layout.shapes)
+    else:
+        assert np.array_equal(Sweep(rules).mask(layout.nodes, layout.shapes), expected)
