@@ -61,24 +61,8 @@ def test_the_sweep_equals_asking_every_rule_about_every_node() -> None:
 
 
 def test_a_subtree_rule_is_asked_once_per_subtree_shape() -> None:
-    asked: List[str] = []
-    ask = DistributiveFactorOutRule.can_apply_to
-
-    def tracing(rule: DistributiveFactorOutRule, node: MathExpression) -> bool:
-        asked.append(str(node))
-        return ask(rule, node)
-
-    rules = core_rules()
     texts = ["4x + 2x + 3y", "4x + 2x + 5y", "4x + 2x + 3y"]
-    expected = [every_can_apply_to(rules, parse(text)) for text in texts]
-    with mock.patch.object(DistributiveFactorOutRule, "can_apply_to", tracing):
-        sweep = Sweep(rules)
-        masks = []
-        for text in texts:
-            tree = parse(text)
-            masks.append(sweep.mask(tree.to_list("inorder"), NodeLayout(tree).shapes))
-    for text, mask, want in zip(texts, masks, expected):
-        assert np.array_equal(mask, want), text
+    asked = factor_out_questions(texts)
     # `4x + 2x` is asked about once; each whole sum once.
     assert asked == ["4x + 2x", "4x + 2x + 3y", "4x + 2x + 5y"]
 
@@ -87,28 +71,12 @@ def test_factor_out_is_asked_once_per_pair_of_neighbouring_terms() -> None:
     """A sum's factor-out answer is kept for the next sum whose children are equal,
     except deep inside a child sum: the answer at the root of `4x + 2x + 3y` (the
     neighbours `2x` and `3y`) is reused for `7x + 2x + 3y`."""
-    asked: List[str] = []
-    ask = DistributiveFactorOutRule.can_apply_to
-
-    def tracing(rule: DistributiveFactorOutRule, node: MathExpression) -> bool:
-        asked.append(str(node))
-        return ask(rule, node)
-
-    rules = core_rules()
     texts = [
         "4x + 2x + 3y", "7x + 2x + 3y", "5 + (7x + 2x) + 3y", "3y + (2x + 7x)",
         "3y + (2x + 4x)", "3y + (2x + (4x + x))", "3y + (2x + (4x + 2))",
         "3y + (2 + (4x + 2))",
     ]
-    expected = [every_can_apply_to(rules, parse(text)) for text in texts]
-    with mock.patch.object(DistributiveFactorOutRule, "can_apply_to", tracing):
-        sweep = Sweep(rules)
-        masks = []
-        for text in texts:
-            tree = parse(text)
-            masks.append(sweep.mask(tree.to_list("inorder"), NodeLayout(tree).shapes))
-    for text, mask, want in zip(texts, masks, expected):
-        assert np.array_equal(mask, want), text
+    asked = factor_out_questions(texts)
     # Each sum is printed as mathy_core prints a node: in parentheses when it is
     # a right child.
     assert asked == [
@@ -262,3 +230,27 @@ def test_a_hand_built_sum_missing_a_child_gets_the_masks_answer_or_a_value_error
             Sweep(rules).mask(layout.nodes, layout.shapes)
     else:
         assert np.array_equal(Sweep(rules).mask(layout.nodes, layout.shapes), expected)
+
+
+def factor_out_questions(texts: List[str]) -> List[str]:
+    """Sweep `texts` in order through one sweep of the core rules that keeps its
+    answers, checking every mask against asking every rule about every node; the
+    nodes distributive factor-out was asked about, as mathy_core prints them."""
+    asked: List[str] = []
+    ask = DistributiveFactorOutRule.can_apply_to
+
+    def tracing(rule: DistributiveFactorOutRule, node: MathExpression) -> bool:
+        asked.append(str(node))
+        return ask(rule, node)
+
+    rules = core_rules()
+    expected = [every_can_apply_to(rules, parse(text)) for text in texts]
+    with mock.patch.object(DistributiveFactorOutRule, "can_apply_to", tracing):
+        sweep = Sweep(rules)
+        masks = []
+        for text in texts:
+            tree = parse(text)
+            masks.append(sweep.mask(tree.to_list("inorder"), NodeLayout(tree).shapes))
+    for text, mask, want in zip(texts, masks, expected):
+        assert np.array_equal(mask, want), text
+    return asked
