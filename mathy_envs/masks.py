@@ -94,7 +94,12 @@ class Sweep:
         `shapes` (`NodeLayout.shapes` of the same nodes), answers are kept and
         reused by subtree shape."""
         count = len(nodes)
-        rows = [[0] * count for _ in self.rules]
+        size = len(self.rules) * count
+        if size == 0:
+            return np.zeros((len(self.rules), count), dtype=np.int8)
+        # Row-major (rule, node) bytes: far cheaper to fill and to turn into
+        # an array than nested lists.
+        cells = bytearray(size)
         known = self._checks
         answers = self._answers
         for column, node in enumerate(nodes):
@@ -109,10 +114,10 @@ class Sweep:
                     if answer is None:
                         answer = answers.put(key, bool(can_apply(node)))
                     if answer:
-                        rows[row][column] = 1
+                        cells[row * count + column] = 1
                 elif can_apply(node):
-                    rows[row][column] = 1
-        return np.asarray(rows, dtype=np.int8).reshape(len(rows), count)
+                    cells[row * count + column] = 1
+        return np.frombuffer(cells, dtype=np.int8).reshape(len(self.rules), count)
 
 
 def candidate_mask(
@@ -198,9 +203,14 @@ class MaskCache:
     def __init__(self, capacity: int = MASK_CACHE_SIZE) -> None:
         self._masks: LRUCache[str, MaskArray] = LRUCache(capacity)
         self._sweep = Sweep([])
+        # The sweep, text and mask of the last lookup, in one tuple so that no
+        # thread sees a part of one with a part of another: a step asks for
+        # the same mask several times in a row.
+        self._recent: Tuple[Optional[Sweep], str, Optional[MaskArray]] = (None, "", None)
 
     def clear(self) -> None:
         self._masks.clear()
+        self._recent = (None, "", None)
 
     def get(
         self, text: str, rules: List[BaseRule], compute: Callable[[Sweep], MaskArray]
@@ -209,15 +219,19 @@ class MaskCache:
         `rules`), made read-only and kept."""
         sweep = self._sweep
         if sweep.rules != rules:
-            self._masks.clear()
+            self.clear()
             # One attribute holds the rules and their sweep, so no thread sees
             # the one without the other.
             sweep = self._sweep = Sweep(rules)
+        recent_sweep, recent_text, recent_mask = self._recent
+        if recent_sweep is sweep and recent_text == text and recent_mask is not None:
+            return recent_mask
         mask = self._masks.get(text)
         if mask is None:
             mask = compute(sweep)
             mask.flags.writeable = False
             self._masks.put(text, mask)
+        self._recent = (sweep, text, mask)
         return mask
 
 

@@ -22,7 +22,6 @@ produce a constant that is out of range or inexact (`ParsedExpression.safe`).
 
 import string
 import threading
-from functools import cached_property
 from types import MappingProxyType
 from typing import Dict, FrozenSet, Hashable, List, Mapping, Optional, Tuple
 from weakref import WeakKeyDictionary
@@ -56,6 +55,7 @@ from .limits import (
     quote,
     shorten,
 )
+from .lazy import lazy
 from .lru import LRUCache
 from .tokenizing import PieceTokenizer
 from .values import check_defined
@@ -122,7 +122,7 @@ class ParsedExpression:
         self.safe = False
         self.has_equation = False
 
-    @cached_property
+    @lazy
     def layout(self) -> "NodeLayout":
         return NodeLayout(self.tree)
 
@@ -190,17 +190,18 @@ class NodeLayout:
     """
 
     nodes: List[MathExpression]
-    preorder: npt.NDArray[np.intp]
-    type_ids: npt.NDArray[np.float32]
-    values: npt.NDArray[np.float32]
 
     def __init__(self, root: MathExpression) -> None:
         nodes: List[MathExpression] = []
+        type_ids: List[int] = []
+        values: List[float] = []
         # preorder[p] = in-order index of the p-th node in pre-order; parents are
         # kept by pre-order position.
         preorder: List[int] = []
         parent_pre: List[int] = []
         stack: List[Tuple[MathExpression, int, int]] = []
+        class_ids = _CLASS_TYPE_IDS
+        variable_ids = _VARIABLE_TYPE_IDS
         node: Optional[MathExpression] = root
         parent, depth, levels = -1, 0, 0
         while True:
@@ -220,42 +221,63 @@ class NodeLayout:
             visited, parent, depth = stack.pop()
             preorder[parent] = len(nodes)
             nodes.append(visited)
+            kind = type(visited)
+            type_id = class_ids.get(kind)
+            if kind is ConstantExpression:
+                values.append(float(visited.value or 0.0))  # type: ignore[attr-defined]
+            elif type_id is None and isinstance(visited, ConstantExpression):
+                values.append(float(visited.value or 0.0))
+            else:
+                values.append(0.0)
+                if kind is VariableExpression:
+                    type_id = variable_ids.get(visited.identifier)  # type: ignore[attr-defined]
+            type_ids.append(visited.type_id if type_id is None else type_id)
             node = visited.right
             depth += 1
         self.nodes = nodes
         self.levels = levels
         """The number of levels of the tree (a single node has one)."""
-        self.preorder = np.asarray(preorder, dtype=np.intp)
         self._preorder = preorder
         self._parent_pre = parent_pre
-        type_ids: List[int] = []
-        values: List[float] = []
-        class_ids = _CLASS_TYPE_IDS
-        variable_ids = _VARIABLE_TYPE_IDS
-        for node in nodes:
-            kind = type(node)
-            type_id = class_ids.get(kind)
-            if isinstance(node, ConstantExpression):
-                values.append(float(node.value or 0.0))
-            else:
-                values.append(0.0)
-                if kind is VariableExpression:
-                    type_id = variable_ids.get(node.identifier)  # type: ignore[attr-defined]
-            type_ids.append(node.type_id if type_id is None else type_id)
-        self.type_ids = np.asarray(type_ids, dtype=np.float32)
-        self.values = np.asarray(values, dtype=np.float32)
+        self._type_ids = type_ids
+        self._values = values
         self._preordered: Dict[
             bool, Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
         ] = {}
 
-    @cached_property
+    @lazy
+    def preorder(self) -> npt.NDArray[np.intp]:
+        """In-order index of each node, by pre-order position."""
+        return np.asarray(self._preorder, dtype=np.intp)
+
+    @lazy
+    def type_ids(self) -> npt.NDArray[np.float32]:
+        """mathy_core's type id of each node."""
+        return np.asarray(self._type_ids, dtype=np.float32)
+
+    @lazy
+    def values(self) -> npt.NDArray[np.float32]:
+        """The value of each constant node, 0.0 for other nodes."""
+        return np.asarray(self._values, dtype=np.float32)
+
+    def preorder_lists(self) -> Tuple[List[int], List[float]]:
+        """Type ids and values in pre-order, as new lists of Python numbers
+        (values rounded to float32, as in `values`)."""
+        type_ids = self._type_ids
+        order = self._preorder
+        return [type_ids[index] for index in order], self.values[self.preorder].tolist()
+
+    @lazy
     def is_leaf(self) -> npt.NDArray[np.float32]:
         """1 for a node without children, else 0."""
-        return np.asarray(
-            [n.left is None and n.right is None for n in self.nodes], dtype=np.float32
-        )
+        flags = [1.0] * len(self.nodes)
+        order = self._preorder
+        # Every node but the root (pre-order position 0) has a parent.
+        for parent in self._parent_pre[1:]:
+            flags[order[parent]] = 0.0
+        return np.asarray(flags, dtype=np.float32)
 
-    @cached_property
+    @lazy
     def _parent_in(self) -> List[int]:
         """In-order index of each node's parent (-1 for the root), by in-order index."""
         order = self._preorder
@@ -265,7 +287,7 @@ class NodeLayout:
                 parents[order[position]] = order[parent]
         return parents
 
-    @cached_property
+    @lazy
     def _depth_pre(self) -> List[int]:
         """Depth of each node, by pre-order position (parents come first)."""
         depths: List[int] = []
@@ -273,7 +295,7 @@ class NodeLayout:
             depths.append(depths[parent] + 1 if parent >= 0 else 0)
         return depths
 
-    @cached_property
+    @lazy
     def _right_pre(self) -> List[bool]:
         """Whether each node is a right child, by pre-order position: a right
         child comes after its parent in-order, a left child before."""
@@ -283,12 +305,12 @@ class NodeLayout:
             for position, parent in enumerate(self._parent_pre)
         ]
 
-    @cached_property
+    @lazy
     def index_of(self) -> Dict[int, int]:
         """In-order index of each node, by `id(node)`."""
         return {id(node): index for index, node in enumerate(self.nodes)}
 
-    @cached_property
+    @lazy
     def shapes(self) -> Optional[List[Hashable]]:
         """A key per node (in-order) that equals another node's key exactly when
         their subtrees are equal: the same node types in the same places, with the
@@ -335,18 +357,18 @@ class NodeLayout:
                     left[parent] = shape
         return shapes
 
-    @cached_property
+    @lazy
     def depth(self) -> npt.NDArray[np.int32]:
         depths = np.empty(len(self.nodes), np.int32)
         depths[self.preorder] = self._depth_pre
         return depths
 
-    @cached_property
+    @lazy
     def parent(self) -> npt.NDArray[np.int64]:
         """In-order index of each node's parent (-1 for the root)."""
         return np.asarray(self._parent_in, dtype=np.int64)
 
-    @cached_property
+    @lazy
     def side(self) -> npt.NDArray[np.int64]:
         """0 for a left child, 1 for a right child, -1 for the root."""
         sides = np.empty(len(self.nodes), np.int64)
@@ -355,12 +377,12 @@ class NodeLayout:
             sides[self.preorder[0]] = -1
         return sides
 
-    @cached_property
+    @lazy
     def levelorder(self) -> npt.NDArray[np.intp]:
         """In-order indexes level by level, left to right within a level."""
         return np.argsort(self.depth, kind="stable")
 
-    @cached_property
+    @lazy
     def edge_index(self) -> npt.NDArray[np.int64]:
         """Edges parent -> child (2, n - 1), in the pre-order of the child."""
         children = self._preorder[1:]
@@ -369,13 +391,13 @@ class NodeLayout:
             [[parents[child] for child in children], children], dtype=np.int64
         ).reshape(2, len(children))
 
-    @cached_property
+    @lazy
     def edge_types(self) -> npt.NDArray[np.int64]:
         return self.side[self.preorder[1:]]
 
-    @cached_property
+    @lazy
     def max_depth(self) -> int:
-        return int(np.max(self.depth)) if len(self.nodes) else 0
+        return self.levels - 1 if self.nodes else 0
 
     def preordered(
         self, normalize: bool
@@ -388,18 +410,21 @@ class NodeLayout:
             cache[normalize] = (types[self.preorder], values[self.preorder])
         return cache[normalize]
 
-    @cached_property
+    @lazy
     def normalized_type_ids(self) -> npt.NDArray[np.float32]:
-        return np.asarray(self.type_ids / np.float32(MAX_TYPE_ID), dtype=np.float32)
+        normalized: npt.NDArray[np.float32] = self.type_ids / np.float32(MAX_TYPE_ID)
+        return normalized
 
-    @cached_property
+    @lazy
     def normalized_values(self) -> npt.NDArray[np.float32]:
         """Values min-max scaled over the expression's nodes (all equal -> 0)."""
         values = self.values
         if len(values) == 0:
             return values
-        low = np.min(values)
-        span = np.max(values) - low
+        # The ufuncs' own reductions: what np.min and np.max call, without
+        # their Python wrappers.
+        low = np.minimum.reduce(values)
+        span = np.maximum.reduce(values) - low
         if span <= 0:
             return np.zeros_like(values)
         return np.asarray((values - low) / span, dtype=np.float32)
@@ -503,7 +528,11 @@ class ExpressionCache:
         self, parser: Optional[ExpressionParser] = None, capacity: int = DEFAULT_CACHE_SIZE
     ) -> None:
         self.parser = parser if parser is not None else new_parser()
+        self._lock = parser_lock(self.parser)
         self._entries: LRUCache[str, ParsedExpression] = LRUCache(capacity)
+        # The entry `parse` returned last: a step asks for the same text several
+        # times in a row, and this answers without touching the LRU order.
+        self._recent: Optional[ParsedExpression] = None
 
     def parse(self, text: str) -> ParsedExpression:
         """Return the parsed form of `text`, parsing it only if it is not cached.
@@ -511,34 +540,53 @@ class ExpressionCache:
         Raises `ValueError` quoting the text and the parser's complaint when the
         text does not parse, or naming the limit it is outside of.
         """
-        if not isinstance(text, str):
-            check_text(text)  # a ValueError naming the type; never hash it
-        entry = self._entries.get(text)
+        entry = self._cached(text)
         if entry is None:
-            entry = ParsedExpression(text, parse_text(self.parser, text))
+            entry = ParsedExpression(text, _parse_locked(self.parser, self._lock, text))
             admit(entry)
             self._entries.put(text, entry)
+            self._recent = entry
         return entry
+
+    def _cached(self, text: str) -> Optional[ParsedExpression]:
+        """The cached entry of `text`, or None (`ValueError` if it is no text)."""
+        if type(text) is not str:
+            if not isinstance(text, str):
+                check_text(text)  # a ValueError naming the type; never hash it
+        else:
+            recent = self._recent
+            if recent is not None and recent.text == text:
+                return recent
+        entry = self._entries.get(text)
+        if entry is not None:
+            self._recent = entry
+        return entry
+
+    def _hand_over(self, entry: ParsedExpression) -> MathExpression:
+        """Remove an unshared entry and give its tree to the caller."""
+        self._entries.pop(entry.text)
+        if self._recent is entry:
+            self._recent = None
+        return entry.tree
 
     def take_tree(self, text: str) -> MathExpression:
         """A tree equal to `parse(text).tree` that the caller owns and may change:
         the cached tree itself when it was never shared (its entry leaves the
         cache), else a copy, else a fresh parse."""
-        entry = self._entries.get(text)
+        entry = self._cached(text)
         if entry is None:
-            return parse_text(self.parser, text)
+            return _parse_locked(self.parser, self._lock, text)
         if entry.shared:
             return entry.tree.clone()
-        self._entries.pop(text)
-        return entry.tree
+        return self._hand_over(entry)
 
     def take_node(self, text: str, index: int) -> MathExpression:
         """The `index`-th node (in-order) of `take_tree(text)`; `ValueError` if the
         tree has no such node."""
-        entry = self._entries.get(text)
+        entry = self._cached(text)
         if entry is not None and not entry.shared and 0 <= index < len(entry):
             # The cached tree itself, whose nodes are listed already.
-            self._entries.pop(text)
+            self._hand_over(entry)
             return entry.nodes[index]
         node = node_at_index(self.take_tree(text), index)
         if node is None:
@@ -547,6 +595,7 @@ class ExpressionCache:
 
     def clear(self) -> None:
         self._entries.clear()
+        self._recent = None
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -555,8 +604,13 @@ class ExpressionCache:
 def parse_text(parser: ExpressionParser, text: str) -> MathExpression:
     """Parse `text` into a fresh tree, raising `ValueError` on bad input. Each
     parser parses one text at a time, whatever the thread."""
+    return _parse_locked(parser, parser_lock(parser), text)
+
+
+def _parse_locked(parser: ExpressionParser, lock: threading.Lock, text: str) -> MathExpression:
+    """`parse_text` with the parser's lock (`parser_lock`) already looked up."""
     check_text(text)
-    with parser_lock(parser):
+    with lock:
         try:
             tree = parser.parse(text)
         except Exception as error:
@@ -600,6 +654,9 @@ class _ThreadCaches(threading.local):
         self.by_parser: "WeakKeyDictionary[ExpressionParser, ExpressionCache]" = (
             WeakKeyDictionary()
         )
+        # The default parser has no settings: each thread gets its own, so
+        # threads never wait for each other's parses.
+        self.default = ExpressionCache()
 
 
 _thread_caches = _ThreadCaches()
@@ -613,14 +670,12 @@ def default_parser() -> ExpressionParser:
 
 def expression_cache(parser: Optional[ExpressionParser] = None) -> ExpressionCache:
     """This thread's cache for `parser` (the module's default parser when None)."""
-    key = parser if parser is not None else _default_parser
+    if parser is None or parser is _default_parser:
+        return _thread_caches.default
     caches = _thread_caches.by_parser
-    cache = caches.get(key)
+    cache = caches.get(parser)
     if cache is None:
-        # The default parser has no settings: each thread gets its own, so
-        # threads never wait for each other's parses.
-        cache = ExpressionCache(None if key is _default_parser else key)
-        caches[key] = cache
+        cache = caches[parser] = ExpressionCache(parser)
     return cache
 
 

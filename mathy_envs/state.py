@@ -410,13 +410,13 @@ class MathyEnvState:
         """
         layout = parse(self.agent.problem, parser).layout
         n = len(layout.nodes)
-        pre = layout.preorder
-        nodes: List[int] = layout.type_ids[pre].astype(np.int64).tolist()
-        values: List[float] = layout.values[pre].tolist()
+        nodes, values = layout.preorder_lists()
         if move_mask is None:
             mask: List[List[int]] = [[0] * n for _ in range(self.num_rules)]
         else:
-            mask = np.asarray(move_mask, dtype=np.int64).tolist()
+            if not (isinstance(move_mask, np.ndarray) and move_mask.dtype.kind in "iu"):
+                move_mask = np.asarray(move_mask, dtype=np.int64)
+            mask = move_mask.tolist()
         if max_seq_len is not None:
             check_fits(n, check_max_seq_len(max_seq_len))
             for row in mask:

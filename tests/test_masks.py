@@ -254,3 +254,16 @@ def factor_out_questions(texts: List[str]) -> List[str]:
     for text, mask, want in zip(texts, masks, expected):
         assert np.array_equal(mask, want), text
     return asked
+
+
+def test_a_sweep_of_no_nodes_is_an_empty_row_per_rule() -> None:
+    mask = Sweep(core_rules()).mask([])
+    assert mask.shape == (7, 0) and mask.dtype == np.int8
+
+
+def test_sweep_masks_are_int8_arrays_the_caller_may_change() -> None:
+    tree = parse("4x + 2x + 7")
+    mask = Sweep(core_rules()).mask(tree.to_list("inorder"))
+    assert mask.dtype == np.int8 and mask.flags.writeable
+    mask[:] = 0
+    assert not mask.any()

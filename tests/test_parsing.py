@@ -1,0 +1,120 @@
+"""The per-thread cache of parsed texts: what it hands over and what it keeps."""
+
+import threading
+from typing import List
+
+import numpy as np
+import pytest
+from mathy_core import ExpressionParser
+from mathy_core.rules import CommutativeSwapRule
+
+from mathy_envs.parsing import ExpressionCache, NodeLayout, expression_cache, new_parser
+
+from oracles import parse
+
+
+def test_a_text_is_parsed_once_and_the_same_entry_returned() -> None:
+    cache = ExpressionCache()
+    first = cache.parse("4x + 2y")
+    assert cache.parse("4x + 2y") is first
+    cache.parse("7 + x")
+    assert cache.parse("4x + 2y") is first
+    assert str(first.tree) == "4x + 2y"
+
+
+def test_a_taken_tree_is_never_returned_again_even_just_after_parsing_it() -> None:
+    cache = ExpressionCache()
+    text = "4x + 2y + 2x"
+    entry = cache.parse(text)
+    node = cache.take_node(text, 1)
+    assert node is entry.nodes[1]
+    # The caller owns the tree now: changing it must not reach the cache.
+    CommutativeSwapRule().apply_to(node.get_root())
+    changed = str(node.get_root())
+    assert changed != text
+    again = cache.parse(text)
+    assert again is not entry
+    assert str(again.tree) == text and str(parse(text)) == text
+    # The same for a whole tree.
+    tree = cache.take_tree(text)
+    assert tree is again.tree
+    assert cache.parse(text) is not again
+
+
+def test_a_shared_entry_hands_out_copies() -> None:
+    cache = ExpressionCache()
+    entry = cache.parse("4x + 2y")
+    entry.shared = True
+    tree = cache.take_tree("4x + 2y")
+    node = cache.take_node("4x + 2y", 0)
+    assert tree is not entry.tree and node.get_root() is not entry.tree
+    assert cache.parse("4x + 2y") is entry
+
+
+def test_clear_forgets_every_entry() -> None:
+    cache = ExpressionCache()
+    entry = cache.parse("4x + 2y")
+    cache.clear()
+    assert len(cache) == 0
+    assert cache.parse("4x + 2y") is not entry
+
+
+@pytest.mark.parametrize("bad", [None, 3, b"4x", ["4x"]])
+def test_a_cache_rejects_what_is_not_text_after_a_hit_too(bad: object) -> None:
+    cache = ExpressionCache()
+    cache.parse("4x")
+    with pytest.raises(ValueError, match="must be a str"):
+        cache.parse(bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="must be a str"):
+        cache.take_node(bad, 0)  # type: ignore[arg-type]
+
+
+def test_no_node_at_an_index_past_the_end() -> None:
+    cache = ExpressionCache()
+    cache.parse("4x")
+    with pytest.raises(ValueError, match="no node 9"):
+        cache.take_node("4x", 9)
+
+
+def test_each_thread_has_its_own_default_cache_and_a_given_parser_its_own() -> None:
+    mine = expression_cache()
+    assert expression_cache(None) is mine
+    parser = ExpressionParser()
+    theirs = expression_cache(parser)
+    assert theirs is not mine and theirs.parser is parser
+    assert expression_cache(parser) is theirs
+    seen: List[ExpressionCache] = []
+    thread = threading.Thread(target=lambda: seen.append(expression_cache()))
+    thread.start()
+    thread.join()
+    assert seen and seen[0] is not mine
+
+
+@pytest.mark.parametrize(
+    "text", ["4x + 2y^2 - 7 * x", "x", "(2 + 3) * x^2 + -y", "12.5x - 0.1 + 3y"]
+)
+def test_layout_arrays_agree_with_the_tree(text: str) -> None:
+    tree = new_parser().parse(text)
+    layout = NodeLayout(tree)
+    inorder = tree.to_list("inorder")
+    preorder = tree.to_list("preorder")
+    assert layout.nodes == inorder
+    assert [inorder[i] for i in layout.preorder] == preorder
+    assert layout.type_ids.tolist() == [float(n.type_id) for n in inorder]
+    values = [float(getattr(n, "value", 0.0) or 0.0) for n in inorder]
+    assert np.array_equal(layout.values, np.asarray(values, np.float32))
+    assert layout.is_leaf.tolist() == [
+        float(n.left is None and n.right is None) for n in inorder
+    ]
+    types, values_pre = layout.preorder_lists()
+    assert types == [n.type_id for n in preorder]
+    assert values_pre == np.asarray(values, np.float32)[layout.preorder].tolist()
+    assert layout.max_depth == max(_depth(n) for n in inorder)
+
+
+def _depth(node: object) -> int:
+    depth = 0
+    while getattr(node, "parent", None) is not None:
+        node = node.parent  # type: ignore[attr-defined]
+        depth += 1
+    return depth
