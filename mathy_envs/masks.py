@@ -223,16 +223,26 @@ class MaskCache:
             # One attribute holds the rules and their sweep, so no thread sees
             # the one without the other.
             sweep = self._sweep = Sweep(rules)
-        recent_sweep, recent_text, recent_mask = self._recent
-        if recent_sweep is sweep and recent_text == text and recent_mask is not None:
-            return recent_mask
+        # Only a plain str: its == agrees with the hash the LRU looks up.
+        plain = type(text) is str
+        if plain:
+            recent_sweep, recent_text, recent_mask = self._recent
+            if recent_sweep is sweep and recent_text == text and recent_mask is not None:
+                return recent_mask
         mask = self._masks.get(text)
         if mask is None:
             mask = compute(sweep)
             mask.flags.writeable = False
             self._masks.put(text, mask)
-        self._recent = (sweep, text, mask)
+        if plain:
+            self._recent = (sweep, text, mask)
         return mask
+
+    def __getstate__(self) -> Dict[str, object]:
+        # The last lookup is not worth keeping.
+        state = self.__dict__.copy()
+        state["_recent"] = (None, "", None)
+        return state
 
 
 __all__ = (

@@ -121,6 +121,9 @@ class ParsedExpression:
         self.shared = False
         self.safe = False
         self.has_equation = False
+        self.taken = False
+        """The tree was handed over to be changed (`ExpressionCache.take_tree`):
+        the entry is no longer any cache's."""
 
     @lazy
     def layout(self) -> "NodeLayout":
@@ -528,11 +531,30 @@ class ExpressionCache:
         self, parser: Optional[ExpressionParser] = None, capacity: int = DEFAULT_CACHE_SIZE
     ) -> None:
         self.parser = parser if parser is not None else new_parser()
-        self._lock = parser_lock(self.parser)
         self._entries: LRUCache[str, ParsedExpression] = LRUCache(capacity)
         # The entry `parse` returned last: a step asks for the same text several
         # times in a row, and this answers without touching the LRU order.
         self._recent: Optional[ParsedExpression] = None
+
+    @property
+    def parser(self) -> ExpressionParser:
+        """The mathy_core parser texts are parsed with."""
+        return self._parsing[0]
+
+    @parser.setter
+    def parser(self, parser: ExpressionParser) -> None:
+        # The parser and its lock in one attribute, so that no thread reads the
+        # one without the other.
+        self._parsing = (parser, parser_lock(parser))
+
+    def __getstate__(self) -> Dict[str, object]:
+        # Locks don't pickle: keep the parser and the (empty) entries.
+        return {"parser": self.parser, "entries": self._entries}
+
+    def __setstate__(self, state: Dict[str, object]) -> None:
+        self.parser = state["parser"]  # type: ignore[assignment]
+        self._entries = state["entries"]  # type: ignore[assignment]
+        self._recent = None
 
     def parse(self, text: str) -> ParsedExpression:
         """Return the parsed form of `text`, parsing it only if it is not cached.
@@ -542,10 +564,10 @@ class ExpressionCache:
         """
         entry = self._cached(text)
         if entry is None:
-            entry = ParsedExpression(text, _parse_locked(self.parser, self._lock, text))
+            entry = ParsedExpression(text, _parse_locked(*self._parsing, text))
             admit(entry)
             self._entries.put(text, entry)
-            self._recent = entry
+            self._remember(entry)
         return entry
 
     def _cached(self, text: str) -> Optional[ParsedExpression]:
@@ -555,15 +577,22 @@ class ExpressionCache:
                 check_text(text)  # a ValueError naming the type; never hash it
         else:
             recent = self._recent
-            if recent is not None and recent.text == text:
+            if recent is not None and recent.text == text and not recent.taken:
                 return recent
         entry = self._entries.get(text)
         if entry is not None:
-            self._recent = entry
+            self._remember(entry)
         return entry
+
+    def _remember(self, entry: ParsedExpression) -> None:
+        """Keep `entry` as the one `parse` returned last, if its text is a plain
+        str (a subclass may define == otherwise)."""
+        if type(entry.text) is str:
+            self._recent = entry
 
     def _hand_over(self, entry: ParsedExpression) -> MathExpression:
         """Remove an unshared entry and give its tree to the caller."""
+        entry.taken = True
         self._entries.pop(entry.text)
         if self._recent is entry:
             self._recent = None
@@ -575,7 +604,7 @@ class ExpressionCache:
         cache), else a copy, else a fresh parse."""
         entry = self._cached(text)
         if entry is None:
-            return _parse_locked(self.parser, self._lock, text)
+            return _parse_locked(*self._parsing, text)
         if entry.shared:
             return entry.tree.clone()
         return self._hand_over(entry)

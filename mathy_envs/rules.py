@@ -126,9 +126,27 @@ def sum_window(shape: Hashable) -> Hashable:
     return (AddExpression, left, right)
 
 
+def constants_window(shape: Hashable) -> Hashable:
+    """The key of a constant arithmetic answer at a node: its subtree's shape,
+    except that a binary node whose left child is not a constant (nor, for a
+    product, another product) is told only by its type and its left child's
+    type. mathy_core 0.9's `ConstantsSimplifyRule.can_apply_to` tests the node's
+    type and its left child's first, and each of its arrangements needs a
+    constant on the left or a product of products: the answer at those nodes
+    is False, and most sums are such nodes (`a + b + c` has a sum on its left)."""
+    if type(shape) is tuple and len(shape) == 3:
+        kind, left, _ = shape
+        left_kind = left[0] if left is not None else None
+        if left_kind is not ConstantExpression and not (
+            kind is MultiplyExpression and left_kind is MultiplyExpression
+        ):
+            return (kind, left_kind)
+    return shape
+
+
 SHAPE_KEYS: Mapping[type, Callable[[Hashable], Hashable]] = MappingProxyType(
     {
-        ConstantsSimplifyRule: whole_subtree,
+        ConstantsSimplifyRule: constants_window,
         DistributiveFactorOutRule: sum_window,
         VariableMultiplyRule: whole_subtree,
     }
@@ -147,6 +165,7 @@ __all__ = (
     "CORE_RULE_TYPES",
     "EXPRESSION_TYPES",
     "SHAPE_KEYS",
+    "constants_window",
     "sum_window",
     "whole_subtree",
     "core_rules",

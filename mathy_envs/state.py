@@ -414,8 +414,14 @@ class MathyEnvState:
         if move_mask is None:
             mask: List[List[int]] = [[0] * n for _ in range(self.num_rules)]
         else:
-            if not (isinstance(move_mask, np.ndarray) and move_mask.dtype.kind in "iu"):
+            if not (type(move_mask) is np.ndarray and move_mask.dtype == np.int8):
+                # Anything but the env's own int8 masks, as int64.
                 move_mask = np.asarray(move_mask, dtype=np.int64)
+            if move_mask.ndim != 2:
+                raise ValueError(
+                    "move_mask must be a (num_rules, num_nodes) matrix, got shape "
+                    f"{move_mask.shape}"
+                )
             mask = move_mask.tolist()
         if max_seq_len is not None:
             check_fits(n, check_max_seq_len(max_seq_len))

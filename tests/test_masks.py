@@ -1,7 +1,7 @@
 """The sweep behind every mask: which rules apply at which nodes, asking a core
 rule only about the node types it can apply to."""
 
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, Type
 from unittest import mock
 
 import numpy as np
@@ -17,7 +17,11 @@ from mathy_core import (
     SubtractExpression,
     VariableExpression,
 )
-from mathy_core.rules import CommutativeSwapRule, DistributiveFactorOutRule
+from mathy_core.rules import (
+    CommutativeSwapRule,
+    ConstantsSimplifyRule,
+    DistributiveFactorOutRule,
+)
 
 from mathy_envs import MathyEnv, MathyEnvState, envs
 from mathy_envs.masks import Sweep
@@ -88,6 +92,21 @@ def test_factor_out_is_asked_once_per_pair_of_neighbouring_terms() -> None:
         "(2x + (4x + x))", "(4x + x)",
         "(4x + 2)",  # 2x's neighbour is still 4x
         "3y + (2 + (4x + 2))", "(2 + (4x + 2))",
+    ]
+
+
+def test_constant_arithmetic_is_asked_once_per_sum_over_a_sum() -> None:
+    """A binary node without a constant on its left (or a product of products)
+    is told by its type and its left child's: every sum over a sum shares one
+    answer, while nodes with a constant on the left are asked per subtree."""
+    texts = ["4x + 2y + 3z", "5x + 7y + 3 + 2", "2 + 3 + x * 4 * 7"]
+    assert questions(ConstantsSimplifyRule, texts) == [
+        "4x", "4x + 2y", "2y", "4x + 2y + 3z", "3z",
+        # Every sum here is a sum over a product or over a sum, as above.
+        "5x", "7y",
+        "2 + 3",  # a constant on the left: asked per subtree
+        "x * 4",  # a product over a variable
+        "x * 4 * 7",  # a product of products is asked per subtree
     ]
 
 
@@ -233,19 +252,24 @@ def test_a_hand_built_sum_missing_a_child_gets_the_masks_answer_or_a_value_error
 
 
 def factor_out_questions(texts: List[str]) -> List[str]:
+    """The nodes distributive factor-out was asked about (`questions`)."""
+    return questions(DistributiveFactorOutRule, texts)
+
+
+def questions(rule_type: Type[BaseRule], texts: List[str]) -> List[str]:
     """Sweep `texts` in order through one sweep of the core rules that keeps its
     answers, checking every mask against asking every rule about every node; the
-    nodes distributive factor-out was asked about, as mathy_core prints them."""
+    nodes the rule of `rule_type` was asked about, as mathy_core prints them."""
     asked: List[str] = []
-    ask = DistributiveFactorOutRule.can_apply_to
+    ask = rule_type.can_apply_to
 
-    def tracing(rule: DistributiveFactorOutRule, node: MathExpression) -> bool:
+    def tracing(rule: BaseRule, node: MathExpression) -> bool:
         asked.append(str(node))
         return ask(rule, node)
 
     rules = core_rules()
     expected = [every_can_apply_to(rules, parse(text)) for text in texts]
-    with mock.patch.object(DistributiveFactorOutRule, "can_apply_to", tracing):
+    with mock.patch.object(rule_type, "can_apply_to", tracing):
         sweep = Sweep(rules)
         masks = []
         for text in texts:
@@ -267,3 +291,20 @@ def test_sweep_masks_are_int8_arrays_the_caller_may_change() -> None:
     assert mask.dtype == np.int8 and mask.flags.writeable
     mask[:] = 0
     assert not mask.any()
+
+
+def test_a_str_subclass_problem_gets_its_own_mask() -> None:
+    class Caseless(str):
+        """Equal to any casing of itself, hashed as a str: unlike any str."""
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, str) and self.lower() == other.lower()
+
+        __hash__ = str.__hash__
+
+    env = envs.PolySimplify()
+    for text in (Caseless("X + 2x"), "x + 2x", Caseless("X + 2x")):
+        state = MathyEnvState(problem=text)
+        assert np.array_equal(
+            env.valid_moves_array(state), every_can_apply_to(env.rules, parse(str(text)))
+        ), text

@@ -831,3 +831,35 @@ def test_observation_invariants_on_reachable_states(seed: int, steps: int) -> No
         hier.node_features[:n], expected_features(levels, inorder, time, True),
         rtol=1e-6, atol=1e-7,
     )
+
+
+@pytest.mark.parametrize(
+    "kind", ["list", "int8", "bool", "uint64", "masked", "matrix", "int16"]
+)
+def test_mathy_observation_mask_is_the_int64_values_of_any_matrix(kind: str) -> None:
+    env = envs.PolySimplify()
+    state = env.state_from_text(MAIN)
+    mask = env.valid_moves_array(state)
+    given: Any = {
+        "list": mask.tolist(),
+        "int8": mask,
+        "bool": mask.astype(bool),
+        "uint64": mask.astype(np.uint64) * np.uint64(2**63),
+        "masked": np.ma.array(mask.astype(np.int64), mask=np.ones(mask.shape, bool)),
+        "matrix": np.matrix(mask.astype(np.int64)),
+        "int16": -mask.astype(np.int16),
+    }[kind]
+    expected = np.asarray(given, dtype=np.int64).tolist()
+    for length in (None, 40):
+        rows = state.to_mathy_observation(move_mask=given, max_seq_len=length).mask
+        width = len(expected[0]) if length is None else length
+        assert rows == [row + [0] * (width - len(row)) for row in expected]
+        assert all(type(value) is int for row in rows for value in row)
+
+
+@pytest.mark.parametrize("shape", [(5,), (), (1, 7, 5)])
+def test_mathy_observation_rejects_a_mask_that_is_no_matrix(shape: Any) -> None:
+    state = make_state(MAIN)
+    for length in (None, 40):
+        with pytest.raises(ValueError, match="must be a .num_rules, num_nodes. matrix"):
+            state.to_mathy_observation(move_mask=np.zeros(shape, np.int64), max_seq_len=length)

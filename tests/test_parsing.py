@@ -1,5 +1,7 @@
 """The per-thread cache of parsed texts: what it hands over and what it keeps."""
 
+import copy
+import pickle
 import threading
 from typing import List
 
@@ -8,7 +10,13 @@ import pytest
 from mathy_core import ExpressionParser
 from mathy_core.rules import CommutativeSwapRule
 
-from mathy_envs.parsing import ExpressionCache, NodeLayout, expression_cache, new_parser
+from mathy_envs.parsing import (
+    ExpressionCache,
+    NodeLayout,
+    expression_cache,
+    new_parser,
+    parser_lock,
+)
 
 from oracles import parse
 
@@ -118,3 +126,37 @@ def _depth(node: object) -> int:
         node = node.parent  # type: ignore[attr-defined]
         depth += 1
     return depth
+
+
+def test_a_cache_given_another_parser_parses_under_that_parsers_lock() -> None:
+    cache = ExpressionCache()
+    parser = new_parser()
+    cache.parser = parser
+    assert cache.parser is parser
+    done: List[str] = []
+    with parser_lock(parser):
+        # While another holder has the parser, the cache must wait for it.
+        thread = threading.Thread(target=lambda: done.append(str(cache.parse("4x + y").tree)))
+        thread.start()
+        thread.join(0.3)
+        assert thread.is_alive() and not done
+    thread.join()
+    assert done == ["4x + y"]
+
+
+def test_a_cache_pickles_and_copies_empty_with_its_parser_settings() -> None:
+    cache = ExpressionCache(capacity=7)
+    cache.parse("4x + y")
+    for copied in (pickle.loads(pickle.dumps(cache)), copy.deepcopy(cache)):
+        assert len(copied) == 0 and copied._entries.capacity == 7
+        assert str(copied.parse("4x + y").tree) == "4x + y"
+        assert copied.take_tree("2 + x") is not None
+
+
+def test_caches_sharing_entries_never_return_a_tree_another_took() -> None:
+    first = ExpressionCache()
+    first.parse("2x + 3x")
+    second = copy.copy(first)  # shares the entries, not the last-returned one
+    tree = second.take_tree("2x + 3x")
+    tree.left = tree.right = None
+    assert str(first.parse("2x + 3x").tree) == "2x + 3x"
