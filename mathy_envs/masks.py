@@ -117,7 +117,8 @@ class Sweep:
                         cells[row * count + column] = 1
                 elif can_apply(node):
                     cells[row * count + column] = 1
-        return np.frombuffer(cells, dtype=np.int8).reshape(len(self.rules), count)
+        # A copy owns its data: no buffer objects stay alive with the mask.
+        return np.frombuffer(cells, dtype=np.int8).reshape(len(self.rules), count).copy()
 
 
 def candidate_mask(

@@ -308,3 +308,9 @@ def test_a_str_subclass_problem_gets_its_own_mask() -> None:
         assert np.array_equal(
             env.valid_moves_array(state), every_can_apply_to(env.rules, parse(str(text)))
         ), text
+
+
+def test_a_sweep_mask_owns_its_memory() -> None:
+    mask = Sweep(core_rules()).mask(parse("4x + 2x").to_list("inorder"))
+    # Nothing but the array itself to keep (or to collect) per cached mask.
+    assert mask.flags.owndata and mask.base is None
