@@ -303,7 +303,7 @@ class MathyEnv(ActionSpace, Rendering):
         lose after the fourth visit), a rewarding or penalizing last rule,
         otherwise the time step cost."""
         text = check_state(env_state).agent.problem
-        visits = sum(1 for step in env_state.agent.history if step.raw == text)
+        visits = [step.raw for step in env_state.agent.history].count(text)
         return self._score(env_state, visits)
 
     def _score(self, env_state: MathyEnvState, visits: int) -> TimeStep:

@@ -118,7 +118,9 @@ class Sweep:
                 elif can_apply(node):
                     cells[row * count + column] = 1
         # A copy owns its data: no buffer objects stay alive with the mask.
-        return np.frombuffer(cells, dtype=np.int8).reshape(len(self.rules), count).copy()
+        mask: MaskArray = np.frombuffer(cells, dtype=np.int8).reshape(len(self.rules), count)
+        owned: MaskArray = mask.copy()
+        return owned
 
 
 def candidate_mask(

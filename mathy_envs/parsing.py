@@ -424,13 +424,13 @@ class NodeLayout:
         values = self.values
         if len(values) == 0:
             return values
-        # The ufuncs' own reductions: what np.min and np.max call, without
-        # their Python wrappers.
-        low = np.minimum.reduce(values)
-        span = np.maximum.reduce(values) - low
+        # The array's own methods: np.min and np.max add a costly wrapper.
+        low = values.min(axis=0)
+        span = values.max(axis=0) - low
         if span <= 0:
             return np.zeros_like(values)
-        return np.asarray((values - low) / span, dtype=np.float32)
+        scaled: npt.NDArray[np.float32] = (values - low) / span  # float32 throughout
+        return scaled
 
 
 SAFE_CONSTANT = 31622
