@@ -388,11 +388,10 @@ class NodeLayout:
     @lazy
     def edge_index(self) -> npt.NDArray[np.int64]:
         """Edges parent -> child (2, n - 1), in the pre-order of the child."""
-        children = self._preorder[1:]
-        parents = self._parent_in
-        return np.asarray(
-            [[parents[child] for child in children], children], dtype=np.int64
-        ).reshape(2, len(children))
+        order = self._preorder
+        # Pre-order position 0 is the root; every later one has a parent.
+        parents = [order[parent] for parent in self._parent_pre[1:]]
+        return np.asarray([parents, order[1:]], dtype=np.int64).reshape(2, len(parents))
 
     @lazy
     def edge_types(self) -> npt.NDArray[np.int64]:

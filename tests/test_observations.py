@@ -16,6 +16,7 @@ from mathy_core import ConstantExpression, ExpressionParser, MathExpression
 from mathy_core.expressions import MathTypeKeys
 
 from mathy_envs import MathyEnv, MathyEnvState, MathyObservation, envs
+from mathy_envs.observations.common import mask_matrix
 from mathy_envs.state import (
     MathyGraphObservation,
     MathyHierarchicalObservation,
@@ -863,3 +864,50 @@ def test_mathy_observation_rejects_a_mask_that_is_no_matrix(shape: Any) -> None:
     for length in (None, 40):
         with pytest.raises(ValueError, match="must be a .num_rules, num_nodes. matrix"):
             state.to_mathy_observation(move_mask=np.zeros(shape, np.int64), max_seq_len=length)
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        [[0, 1, 1], [1, 0, 0]],
+        [[1, True, 0], [False, 0, 1]],
+        [[True, False], [True, True]],
+        [[0, 255], [7, 1]],
+        [[0, 256], [1, 1]],
+        [[0, -1], [1, 1]],
+        [[0, 1.0], [1, 1]],
+        [[0, 0.5], [1, 1]],
+        [[1, 2, 3]],
+        [[0, 1], [1]],
+        [[[0, 1]], [[1, 0]]],
+        [(0, 1), (1, 0)],
+        ((0, 1), (1, 0)),
+        [[np.int8(1), 0], [0, 1]],
+        [[1, np.int8(1)], [0, 1]],
+        [[0, 2**70], [1, 1]],
+        [[]],
+        [],
+    ],
+)
+def test_a_nested_list_mask_becomes_the_array_numpy_makes_of_it(given: Any) -> None:
+    try:
+        expected = np.asarray(given)
+    except ValueError:
+        with pytest.raises(ValueError):
+            mask_matrix(given, 8)
+        return
+    if expected.size == 0:
+        expected = expected.reshape(len(expected), 0)
+    if expected.ndim != 2:
+        with pytest.raises(ValueError, match="matrix"):
+            mask_matrix(given, 8)
+        return
+    got = mask_matrix(given, 8)
+    assert got is not None
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert np.array_equal(got, expected)
+    # And the observation sees the same valid actions.
+    state = make_state("4x + 2y", num_rules=max(len(given), 1))
+    flat = state.to_observation(move_mask=given, max_seq_len=8)
+    through_array = state.to_observation(move_mask=expected, max_seq_len=8)
+    assert np.array_equal(flat, through_array)

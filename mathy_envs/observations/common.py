@@ -10,6 +10,7 @@ the node of mask column `i`). The action mask is a flat `R * L` array, row-major
 
 from abc import ABC, abstractmethod
 from enum import Enum
+from itertools import chain
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -115,7 +116,9 @@ def mask_matrix(
     """`move_mask` as a validated `(rows, nodes)` array (None stays None)."""
     if move_mask is None:
         return None
-    mask = np.asarray(move_mask)
+    mask = _int_rows(move_mask)
+    if mask is None:
+        mask = np.asarray(move_mask)
     if mask.size == 0:
         mask = mask.reshape(len(mask), 0)
     if mask.ndim != 2:
@@ -128,6 +131,32 @@ def mask_matrix(
             f"max_seq_len={max_seq_len}"
         )
     return mask
+
+
+def _int_rows(rows: Any) -> Optional[npt.NDArray[Any]]:
+    """Equal-length lists of Python ints from 0 to 255 (such as the rows
+    `get_valid_moves` returns) as the array `np.asarray` makes of them, in a
+    third of its time; None for anything else.
+
+    The values are always `np.asarray`'s, and so is the dtype (`np.int_`) unless
+    a row mixes in numpy integer scalars or other objects with `__index__`: the
+    first value must be a Python int, bools then count as ints, as they do for
+    `np.asarray`.
+    """
+    if type(rows) is not list or not rows:
+        return None
+    first = rows[0]
+    if type(first) is not list or not first or type(first[0]) is not int:
+        return None
+    width = len(first)
+    for row in rows:
+        if type(row) is not list or len(row) != width:
+            return None
+    try:
+        cells = bytes(chain.from_iterable(rows))
+    except (TypeError, ValueError):
+        return None
+    return np.frombuffer(cells, dtype=np.uint8).astype(np.int_).reshape(len(rows), width)
 
 
 def mask_rows(mask: Optional[npt.NDArray[Any]], num_rules: int) -> int:
