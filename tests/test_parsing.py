@@ -99,7 +99,11 @@ def test_each_thread_has_its_own_default_cache_and_a_given_parser_its_own() -> N
 
 
 @pytest.mark.parametrize(
-    "text", ["4x + 2y^2 - 7 * x", "x", "(2 + 3) * x^2 + -y", "12.5x - 0.1 + 3y"]
+    "text",
+    [
+        "4x + 2y^2 - 7 * x", "x", "(2 + 3) * x^2 + -y", "12.5x - 0.1 + 3y", "7 + 7",
+        "0.1x + 0.001 - 3400000", "-0.0 + 2x",
+    ],
 )
 def test_layout_arrays_agree_with_the_tree(text: str) -> None:
     tree = new_parser().parse(text)
@@ -118,6 +122,13 @@ def test_layout_arrays_agree_with_the_tree(text: str) -> None:
     assert types == [n.type_id for n in preorder]
     assert values_pre == np.asarray(values, np.float32)[layout.preorder].tolist()
     assert layout.max_depth == max(_depth(n) for n in inorder)
+    for normalize in (False, True):
+        types_pre, values_pre_array = NodeLayout(tree).preordered(normalize)
+        types_in = layout.normalized_type_ids if normalize else layout.type_ids
+        values_in = layout.normalized_values if normalize else layout.values
+        assert types_pre.dtype == values_pre_array.dtype == np.float32
+        assert np.array_equal(types_pre, types_in[layout.preorder])
+        assert np.array_equal(values_pre_array, values_in[layout.preorder])
 
 
 def _depth(node: object) -> int:
