@@ -20,7 +20,7 @@ from .values import same_value
 
 MaskArray = npt.NDArray[np.int8]
 """A `(num_rules, num_nodes)` 0/1 mask; nodes in action (in-order) order."""
-MASK_CACHE_SIZE = 4096
+MASK_CACHE_SIZE = 16384
 """Masks an env keeps, by expression text."""
 
 FreshTree = Callable[[], MathExpression]

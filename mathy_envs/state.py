@@ -417,6 +417,9 @@ class MathyEnvState:
             if not (type(move_mask) is np.ndarray and move_mask.dtype == np.int8):
                 # Anything but the env's own int8 masks, as int64.
                 move_mask = np.asarray(move_mask, dtype=np.int64)
+            if move_mask.size == 0:
+                # No rules (or no nodes): as `mask_matrix` reads an empty mask.
+                move_mask = move_mask.reshape(len(move_mask), 0)
             if move_mask.ndim != 2:
                 raise ValueError(
                     "move_mask must be a (num_rules, num_nodes) matrix, got shape "

@@ -911,3 +911,11 @@ def test_a_nested_list_mask_becomes_the_array_numpy_makes_of_it(given: Any) -> N
     flat = state.to_observation(move_mask=given, max_seq_len=8)
     through_array = state.to_observation(move_mask=expected, max_seq_len=8)
     assert np.array_equal(flat, through_array)
+
+
+def test_an_env_without_rules_gives_empty_masks_both_observations_accept() -> None:
+    env = envs.PolySimplify(rules=[])
+    state = env.state_from_text("4x + 2x")
+    for moves in (env.get_valid_moves(state), env.valid_moves_array(state)):
+        assert state.to_mathy_observation(move_mask=moves).mask == []
+        assert state.to_observation(move_mask=moves).shape == (3 + 2 * 128,)

@@ -13,7 +13,7 @@ from ..time_step import TimeStep, termination
 from ..types import MathyEnvProblem, MathyEnvProblemArgs
 
 
-GOAL_CACHE_SIZE = 4096
+GOAL_CACHE_SIZE = 16384
 
 
 class GoalEnv(MathyEnv):
