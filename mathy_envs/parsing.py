@@ -83,6 +83,8 @@ SHAPED_INNER_TYPES: FrozenSet[type] = SHAPED_TYPES - {
     NegateExpression,
     VariableExpression,
 }
+_EXACT_INT = 2**24
+"""Whole numbers up to this size are exact in float32."""
 _CLASS_TYPE_IDS: Mapping[type, int] = MappingProxyType(
     {
         kind: kind().type_id
@@ -207,6 +209,7 @@ class NodeLayout:
         variable_ids = _VARIABLE_TYPE_IDS
         node: Optional[MathExpression] = root
         parent, depth, levels = -1, 0, 0
+        exact = True
         while True:
             # Descend the left spine, numbering nodes in pre-order on the way down.
             while node is not None:
@@ -226,10 +229,13 @@ class NodeLayout:
             nodes.append(visited)
             kind = type(visited)
             type_id = class_ids.get(kind)
-            if kind is ConstantExpression:
-                values.append(float(visited.value or 0.0))  # type: ignore[attr-defined]
-            elif type_id is None and isinstance(visited, ConstantExpression):
-                values.append(float(visited.value or 0.0))
+            if kind is ConstantExpression or (
+                type_id is None and isinstance(visited, ConstantExpression)
+            ):
+                value = visited.value  # type: ignore[attr-defined]
+                if not (type(value) is int and -_EXACT_INT <= value <= _EXACT_INT):
+                    exact = False
+                values.append(float(value or 0.0))
             else:
                 values.append(0.0)
                 if kind is VariableExpression:
@@ -244,6 +250,9 @@ class NodeLayout:
         self._parent_pre = parent_pre
         self._type_ids = type_ids
         self._values = values
+        self._exact = exact
+        """Every value is a whole number float32 holds exactly, so the Python
+        floats of `_values` are the float32 values themselves."""
         self._preordered: Dict[
             bool, Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
         ] = {}
@@ -268,6 +277,9 @@ class NodeLayout:
         (values rounded to float32, as in `values`)."""
         type_ids = self._type_ids
         order = self._preorder
+        if self._exact:
+            values = self._values
+            return [type_ids[index] for index in order], [values[index] for index in order]
         return [type_ids[index] for index in order], self.values[self.preorder].tolist()
 
     @lazy
@@ -423,9 +435,14 @@ class NodeLayout:
         values = self.values
         if len(values) == 0:
             return values
-        # The array's own methods: np.min and np.max add a costly wrapper.
-        low = values.min(axis=0)
-        span = values.max(axis=0) - low
+        if self._exact:
+            # The same float32 numbers as the array's, found sooner.
+            low = np.float32(min(self._values))
+            span = np.float32(max(self._values)) - low
+        else:
+            # The array's own methods: np.min and np.max add a costly wrapper.
+            low = values.min(axis=0)
+            span = values.max(axis=0) - low
         if span <= 0:
             return np.zeros_like(values)
         scaled: npt.NDArray[np.float32] = (values - low) / span  # float32 throughout

@@ -103,6 +103,7 @@ def test_each_thread_has_its_own_default_cache_and_a_given_parser_its_own() -> N
     [
         "4x + 2y^2 - 7 * x", "x", "(2 + 3) * x^2 + -y", "12.5x - 0.1 + 3y", "7 + 7",
         "0.1x + 0.001 - 3400000", "-0.0 + 2x",
+        "16777217x + 3 - 16777216y", "-16777217 + 2x", "5 + 5",
     ],
 )
 def test_layout_arrays_agree_with_the_tree(text: str) -> None:
@@ -122,6 +123,12 @@ def test_layout_arrays_agree_with_the_tree(text: str) -> None:
     assert types == [n.type_id for n in preorder]
     assert values_pre == np.asarray(values, np.float32)[layout.preorder].tolist()
     assert layout.max_depth == max(_depth(n) for n in inorder)
+    expected = np.asarray(values, np.float32)
+    low = np.min(expected)
+    span = np.max(expected) - low
+    scaled = (expected - low) / span if span > 0 else np.zeros_like(expected)
+    assert layout.normalized_values.dtype == np.float32
+    assert np.array_equal(layout.normalized_values, scaled)
     for normalize in (False, True):
         types_pre, values_pre_array = NodeLayout(tree).preordered(normalize)
         types_in = layout.normalized_type_ids if normalize else layout.type_ids
