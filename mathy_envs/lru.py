@@ -3,7 +3,7 @@ lighter `Memo` for answers that are pure functions of their keys."""
 
 import threading
 from collections import OrderedDict
-from typing import Any, Dict, Generic, Hashable, Optional, TypeVar
+from typing import Any, Dict, Generic, Hashable, Optional, Tuple, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -38,19 +38,31 @@ class _Bounded(Generic[K, V]):
 class LRUCache(_Bounded[K, V]):
     """A dict bounded to `capacity` entries that evicts the least recently used.
 
-    Every operation holds a lock: a cache may be shared by threads.
+    Every operation holds a lock (a cache may be shared by threads), except
+    asking again for the entry of the last `get` or `put`.
     """
 
     def __init__(self, capacity: int) -> None:
         super().__init__(capacity)
         self._entries: "OrderedDict[K, V]" = OrderedDict()
         self._lock = threading.Lock()
+        # The key (with its hash) and value of the last get or put, in one
+        # tuple: that entry is already the most recently used, so asking for it
+        # again needs neither the lock nor a reordering.
+        self._last: Optional[Tuple[K, int, V]] = None
 
     def get(self, key: K) -> Optional[V]:
+        last = self._last
+        # The test a dict makes: the same object, or an equal hash and ==.
+        if last is not None and (
+            last[0] is key or (last[1] == hash(key) and last[0] == key)
+        ):
+            return last[2]
         with self._lock:
             value = self._entries.get(key)
             if value is not None:
                 self._entries.move_to_end(key)
+                self._last = (key, hash(key), value)
             return value
 
     def put(self, key: K, value: V) -> V:
@@ -59,14 +71,17 @@ class LRUCache(_Bounded[K, V]):
             entries[key] = value
             if len(entries) > self.capacity:
                 entries.popitem(last=False)
+            self._last = (key, hash(key), value)
             return value
 
     def pop(self, key: K) -> Optional[V]:
         with self._lock:
+            self._last = None
             return self._entries.pop(key, None)
 
     def clear(self) -> None:
         with self._lock:
+            self._last = None
             self._entries.clear()
 
 

@@ -206,14 +206,9 @@ class MaskCache:
     def __init__(self, capacity: int = MASK_CACHE_SIZE) -> None:
         self._masks: LRUCache[str, MaskArray] = LRUCache(capacity)
         self._sweep = Sweep([])
-        # The sweep, text and mask of the last lookup, in one tuple so that no
-        # thread sees a part of one with a part of another: a step asks for
-        # the same mask several times in a row.
-        self._recent: Tuple[Optional[Sweep], str, Optional[MaskArray]] = (None, "", None)
 
     def clear(self) -> None:
         self._masks.clear()
-        self._recent = (None, "", None)
 
     def get(
         self, text: str, rules: List[BaseRule], compute: Callable[[Sweep], MaskArray]
@@ -226,26 +221,12 @@ class MaskCache:
             # One attribute holds the rules and their sweep, so no thread sees
             # the one without the other.
             sweep = self._sweep = Sweep(rules)
-        # Only a plain str: its == agrees with the hash the LRU looks up.
-        plain = type(text) is str
-        if plain:
-            recent_sweep, recent_text, recent_mask = self._recent
-            if recent_sweep is sweep and recent_text == text and recent_mask is not None:
-                return recent_mask
         mask = self._masks.get(text)
         if mask is None:
             mask = compute(sweep)
             mask.flags.writeable = False
             self._masks.put(text, mask)
-        if plain:
-            self._recent = (sweep, text, mask)
         return mask
-
-    def __getstate__(self) -> Dict[str, object]:
-        # The last lookup is not worth keeping.
-        state = self.__dict__.copy()
-        state["_recent"] = (None, "", None)
-        return state
 
 
 __all__ = (

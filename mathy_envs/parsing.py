@@ -123,9 +123,6 @@ class ParsedExpression:
         self.shared = False
         self.safe = False
         self.has_equation = False
-        self.taken = False
-        """The tree was handed over to be changed (`ExpressionCache.take_tree`):
-        the entry is no longer any cache's."""
 
     @lazy
     def layout(self) -> "NodeLayout":
@@ -548,9 +545,6 @@ class ExpressionCache:
     ) -> None:
         self.parser = parser if parser is not None else new_parser()
         self._entries: LRUCache[str, ParsedExpression] = LRUCache(capacity)
-        # The entry `parse` returned last: a step asks for the same text several
-        # times in a row, and this answers without touching the LRU order.
-        self._recent: Optional[ParsedExpression] = None
 
     @property
     def parser(self) -> ExpressionParser:
@@ -570,7 +564,6 @@ class ExpressionCache:
     def __setstate__(self, state: Dict[str, object]) -> None:
         self.parser = state["parser"]  # type: ignore[assignment]
         self._entries = state["entries"]  # type: ignore[assignment]
-        self._recent = None
 
     def parse(self, text: str) -> ParsedExpression:
         """Return the parsed form of `text`, parsing it only if it is not cached.
@@ -583,35 +576,17 @@ class ExpressionCache:
             entry = ParsedExpression(text, _parse_locked(*self._parsing, text))
             admit(entry)
             self._entries.put(text, entry)
-            self._remember(entry)
         return entry
 
     def _cached(self, text: str) -> Optional[ParsedExpression]:
         """The cached entry of `text`, or None (`ValueError` if it is no text)."""
-        if type(text) is not str:
-            if not isinstance(text, str):
-                check_text(text)  # a ValueError naming the type; never hash it
-        else:
-            recent = self._recent
-            if recent is not None and recent.text == text and not recent.taken:
-                return recent
-        entry = self._entries.get(text)
-        if entry is not None:
-            self._remember(entry)
-        return entry
-
-    def _remember(self, entry: ParsedExpression) -> None:
-        """Keep `entry` as the one `parse` returned last, if its text is a plain
-        str (a subclass may define == otherwise)."""
-        if type(entry.text) is str:
-            self._recent = entry
+        if type(text) is not str and not isinstance(text, str):
+            check_text(text)  # a ValueError naming the type; never hash it
+        return self._entries.get(text)
 
     def _hand_over(self, entry: ParsedExpression) -> MathExpression:
         """Remove an unshared entry and give its tree to the caller."""
-        entry.taken = True
         self._entries.pop(entry.text)
-        if self._recent is entry:
-            self._recent = None
         return entry.tree
 
     def take_tree(self, text: str) -> MathExpression:
@@ -640,7 +615,6 @@ class ExpressionCache:
 
     def clear(self) -> None:
         self._entries.clear()
-        self._recent = None
 
     def __len__(self) -> int:
         return len(self._entries)

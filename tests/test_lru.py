@@ -62,3 +62,40 @@ def test_a_memo_shared_by_threads_only_ever_holds_right_answers() -> None:
     for thread in threads:
         thread.join()
     assert not wrong and len(memo) <= 50
+
+
+def test_asking_again_for_the_last_entry_keeps_the_lru_order_exact() -> None:
+    cache: LRUCache[str, int] = LRUCache(2)
+    cache.put("a", 1)
+    cache.put("b", 2)
+    assert cache.get("a") == 1 and cache.get("a") == 1  # the second: the last entry
+    cache.put("c", 3)  # evicts b, the least recently used
+    assert cache.get("b") is None and cache.get("a") == 1 and cache.get("c") == 3
+    cache.put("c", 4)  # a new value for the last key
+    assert cache.get("c") == 4
+
+
+def test_a_removed_or_cleared_last_entry_is_gone() -> None:
+    cache: LRUCache[str, int] = LRUCache(4)
+    cache.put("a", 1)
+    assert cache.pop("a") == 1 and cache.get("a") is None
+    cache.put("b", 2)
+    assert cache.get("b") == 2
+    cache.clear()
+    assert cache.get("b") is None and len(cache) == 0
+
+
+def test_the_last_entry_matches_keys_as_a_dict_does() -> None:
+    class Caseless(str):
+        """Equal to any casing of itself, hashed as a str."""
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, str) and self.lower() == other.lower()
+
+        __hash__ = str.__hash__
+
+    cache: LRUCache[str, int] = LRUCache(4)
+    cache.put(Caseless("AB"), 1)
+    # Equal by ==, but another hash: a dict would not find it, nor may the cache.
+    assert cache.get("ab") is None
+    assert cache.get("AB") == 1
