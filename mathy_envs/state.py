@@ -24,6 +24,7 @@ from .observations import (
     MoveMask,
     ObservationInputs,
     ObservationType,
+    as_matrix,
     check_fits,
     get_observation_kind,
     mask_matrix,
@@ -417,15 +418,7 @@ class MathyEnvState:
             if not (type(move_mask) is np.ndarray and move_mask.dtype == np.int8):
                 # Anything but the env's own int8 masks, as int64.
                 move_mask = np.asarray(move_mask, dtype=np.int64)
-            if move_mask.size == 0:
-                # No rules (or no nodes): as `mask_matrix` reads an empty mask.
-                move_mask = move_mask.reshape(len(move_mask), 0)
-            if move_mask.ndim != 2:
-                raise ValueError(
-                    "move_mask must be a (num_rules, num_nodes) matrix, got shape "
-                    f"{move_mask.shape}"
-                )
-            mask = move_mask.tolist()
+            mask = as_matrix(move_mask).tolist()
         if max_seq_len is not None:
             check_fits(n, check_max_seq_len(max_seq_len))
             for row in mask:

@@ -119,16 +119,23 @@ def mask_matrix(
     mask = _int_rows(move_mask)
     if mask is None:
         mask = np.asarray(move_mask)
+    mask = as_matrix(mask)
+    if mask.shape[1] > max_seq_len:
+        raise ValueError(
+            f"move_mask has {mask.shape[1]} node columns, more than "
+            f"max_seq_len={max_seq_len}"
+        )
+    return mask
+
+
+def as_matrix(mask: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """A mask array as a `(rows, nodes)` matrix: an empty one as `(rows, 0)`;
+    a `ValueError` naming the shape when it has not two dimensions."""
     if mask.size == 0:
         mask = mask.reshape(len(mask), 0)
     if mask.ndim != 2:
         raise ValueError(
             f"move_mask must be a (num_rules, num_nodes) matrix, got shape {mask.shape}"
-        )
-    if mask.shape[1] > max_seq_len:
-        raise ValueError(
-            f"move_mask has {mask.shape[1]} node columns, more than "
-            f"max_seq_len={max_seq_len}"
         )
     return mask
 
@@ -343,6 +350,7 @@ __all__ = (
     "ObservationType",
     "action_mask",
     "action_mask_space",
+    "as_matrix",
     "check_fits",
     "mask_matrix",
     "mask_rows",
