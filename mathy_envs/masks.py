@@ -14,8 +14,15 @@ import numpy.typing as npt
 from mathy_core import BaseRule, MathExpression
 
 from .lru import LRUCache, Memo
-from .parsing import ExpressionCache, ParsedExpression, apply_rule
-from .rules import APPLICABLE_NODE_TYPES, CORE_RULE_TYPES, EXPRESSION_TYPES, SHAPE_KEYS
+from .parsing import ExpressionCache, NodeLayout, ParsedExpression, apply_rule
+from .rules import (
+    APPLICABLE_NODE_TYPES,
+    CORE_RULE_TYPES,
+    EXPRESSION_TYPES,
+    SHAPE_KEYS,
+    Children,
+    ShapeKey,
+)
 from .values import same_value
 
 MaskArray = npt.NDArray[np.int8]
@@ -27,8 +34,6 @@ FreshTree = Callable[[], MathExpression]
 """Returns a copy of the expression's tree that a check may change."""
 
 
-ShapeKey = Callable[[Hashable], Hashable]
-"""The key a rule's answer at a node is kept under, from the node's subtree shape."""
 RuleCheck = Tuple[int, Callable[[MathExpression], bool], Optional[ShapeKey]]
 """A rule's row in the mask, its `can_apply_to`, and the key its answers are kept
 under (from the node's subtree shape), or None when they are not kept."""
@@ -88,11 +93,11 @@ class Sweep:
     def mask(
         self,
         nodes: Sequence[MathExpression],
-        shapes: Optional[Sequence[Hashable]] = None,
+        layout: Optional[NodeLayout] = None,
     ) -> MaskArray:
         """The `(num_rules, num_nodes)` mask of `can_apply_to` at `nodes`; with
-        `shapes` (`NodeLayout.shapes` of the same nodes), answers are kept and
-        reused by subtree shape."""
+        `layout` (the `NodeLayout` of the same nodes), answers are kept and reused
+        by subtree shape."""
         count = len(nodes)
         size = len(self.rules) * count
         if size == 0:
@@ -102,6 +107,10 @@ class Sweep:
         cells = bytearray(size)
         known = self._checks
         answers = self._answers
+        shapes = layout.shapes if layout is not None else None
+        children: Children = ([], [])
+        if layout is not None and shapes is not None:
+            children = layout.children
         for column, node in enumerate(nodes):
             kind = type(node)
             checks = known.get(kind)
@@ -109,7 +118,7 @@ class Sweep:
                 checks = self.checks(kind)
             for row, can_apply, shape_key in checks:
                 if shape_key is not None and shapes is not None:
-                    key = (row, shape_key(shapes[column]))
+                    key = (row, shape_key(shapes, children, column))
                     answer = answers.get(key)
                     if answer is None:
                         answer = answers.put(key, bool(can_apply(node)))
@@ -188,7 +197,7 @@ def checked_mask(
     """The mask of `parsed`: `sweep`'s, less the actions whose result would be out
     of the supported range or change the expression's value."""
     layout = parsed.layout
-    mask = sweep.mask(layout.nodes, layout.shapes)
+    mask = sweep.mask(layout.nodes, layout)
     rules = sweep.rules
     remove_unsound(rules, mask, rows_to_check(rules, parsed), parsed, expressions, fresh_tree)
     return mask

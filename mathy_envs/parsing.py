@@ -63,26 +63,29 @@ from .values import check_defined
 DEFAULT_CACHE_SIZE = 2048
 MAX_TYPE_ID: int = max(MathTypeKeys.values())
 """mathy_core's largest node type id: normalized type ids are `type_id / MAX_TYPE_ID`."""
-SHAPED_TYPES: FrozenSet[type] = frozenset(
+SHAPE_SYMBOLS: Mapping[type, str] = MappingProxyType(
     {
-        AddExpression,
-        ConstantExpression,
-        DivideExpression,
-        MultiplyExpression,
-        NegateExpression,
-        PowerExpression,
-        SubtractExpression,
-        VariableExpression,
+        AddExpression: "+",
+        DivideExpression: "/",
+        MultiplyExpression: "*",
+        PowerExpression: "^",
+        SubtractExpression: "-",
     }
 )
-"""The node types `NodeLayout.shapes` describes: those whose subtree is fully
-told by their type, children, constant value, variable name or (negation) the
-side of its child."""
-SHAPED_INNER_TYPES: FrozenSet[type] = SHAPED_TYPES - {
+"""The symbol that opens the shape (`NodeLayout.shapes`) of a binary node of each
+type."""
+SHAPED_TYPES: FrozenSet[type] = frozenset(SHAPE_SYMBOLS) | {
     ConstantExpression,
     NegateExpression,
     VariableExpression,
 }
+"""The node types `NodeLayout.shapes` describes: those whose subtree is fully
+told by their type, children, constant value, variable name or (negation) the
+side of its child."""
+_SHAPE_SYMBOLS: Dict[type, str] = dict(SHAPE_SYMBOLS)
+_SHAPE_LETTERS: FrozenSet[str] = frozenset(string.ascii_letters)
+_SHAPE_INT = 10**100
+"""Integer constants in shapes are written in decimal up to this size."""
 _EXACT_INT = 2**24
 """Whole numbers up to this size are exact in float32."""
 _CLASS_TYPE_IDS: Mapping[type, int] = MappingProxyType(
@@ -323,50 +326,91 @@ class NodeLayout:
         return {id(node): index for index, node in enumerate(self.nodes)}
 
     @lazy
-    def shapes(self) -> Optional[List[Hashable]]:
-        """A key per node (in-order) that equals another node's key exactly when
+    def children(self) -> Tuple[List[int], List[int]]:
+        """In-order index of each node's left and of its right child (-1 for
+        none), by in-order index."""
+        order = self._preorder
+        left = [-1] * len(order)
+        right = [-1] * len(order)
+        for position, parent in enumerate(self._parent_pre):
+            if parent >= 0:
+                index = order[position]
+                above = order[parent]
+                # A right child comes after its parent in-order, a left child before.
+                if index > above:
+                    right[above] = index
+                else:
+                    left[above] = index
+        return left, right
+
+    @lazy
+    def shapes(self) -> Optional[List[str]]:
+        """A text per node (in-order) that equals another node's exactly when
         their subtrees are equal: the same node types in the same places, with the
         same constants (of the same type) and variables. None when the tree holds a
-        node type other than those of `SHAPED_TYPES`."""
+        node type other than those of `SHAPED_TYPES`, a variable whose name is not
+        one ASCII letter, or a constant that is not an int or a float.
+
+        The text is the subtree in prefix notation: a binary node's symbol
+        (`SHAPE_SYMBOLS`) or, for a negation, `~<` or `~>` (its child on the left
+        or on the right), then the shapes of its left and right sides (`_` for
+        none); `#` and the digits of an integer constant, `%` and the `repr` of a
+        float one then `;`, `$` and the name of a variable. Each part ends where
+        the next one begins, so a text reads back into one tree only. Plain
+        strings hold no references, so the garbage collector never tracks the
+        many shapes that caches keep, and each computes its hash once."""
         nodes = self.nodes
         count = len(nodes)
-        shapes: List[Hashable] = [None] * count
-        left: List[Hashable] = [None] * count
-        right: List[Hashable] = [None] * count
+        shapes = [""] * count
+        # The shapes of each node's sides, and (for `children`, found on the way)
+        # the in-order index of each node's children.
+        left = ["_"] * count
+        right = ["_"] * count
+        left_child = [-1] * count
+        right_child = [-1] * count
         order = self._preorder
         parents = self._parent_pre
+        symbols = _SHAPE_SYMBOLS
         # Children come after their parent in pre-order: walking it backwards
-        # finishes both children of a node before the node itself. A right child
-        # comes after its parent in-order, a left child before.
+        # finishes both children of a node before the node itself.
         for position in range(count - 1, -1, -1):
             index = order[position]
             node = nodes[index]
             kind = type(node)
-            if kind in SHAPED_INNER_TYPES:
-                shape: Hashable = (kind, left[position], right[position])
-            elif type(node) is ConstantExpression:
-                value = node.value
-                if type(value) is int:
-                    shape = (kind, value)
+            symbol = symbols.get(kind)
+            if symbol is not None:
+                shape = f"{symbol}{left[position]}{right[position]}"
+            elif kind is ConstantExpression:
+                value = node.value  # type: ignore[attr-defined]
+                if type(value) is int and -_SHAPE_INT < value < _SHAPE_INT:
+                    shape = f"#{value}"
                 elif type(value) is float:
                     # repr tells 0.0 from -0.0, and keeps floats apart from ints.
-                    shape = (kind, repr(value))
+                    shape = f"%{value!r};"
                 else:
                     return None
-            elif type(node) is VariableExpression:
-                shape = (kind, node.identifier)
-            elif type(node) is NegateExpression:
-                # Which side holds the child decides what get_child() returns.
-                shape = (kind, node.child_on_left, left[position], right[position])
+            elif kind is VariableExpression:
+                name = node.identifier  # type: ignore[attr-defined]
+                if type(name) is not str or name not in _SHAPE_LETTERS:
+                    return None
+                shape = "$" + name
+            elif kind is NegateExpression:
+                side = "~<" if node.child_on_left else "~>"  # type: ignore[attr-defined]
+                shape = f"{side}{left[position]}{right[position]}"
             else:
                 return None
             shapes[index] = shape
             parent = parents[position]
             if parent >= 0:
-                if index > order[parent]:
+                above = order[parent]
+                # A right child comes after its parent in-order, a left child before.
+                if index > above:
                     right[parent] = shape
+                    right_child[above] = index
                 else:
                     left[parent] = shape
+                    left_child[above] = index
+        self.__dict__.setdefault("children", (left_child, right_child))
         return shapes
 
     @lazy
@@ -707,6 +751,8 @@ def parse(text: str, parser: Optional[ExpressionParser] = None) -> ParsedExpress
 
 __all__ = (
     "DEFAULT_CACHE_SIZE",
+    "SHAPE_SYMBOLS",
+    "SHAPED_TYPES",
     "SAFE_CONSTANT",
     "admit",
     "parser_lock",

@@ -1,7 +1,7 @@
 """The core rules: the default action set of every environment, in action order."""
 
 from types import MappingProxyType
-from typing import Callable, Dict, FrozenSet, Hashable, List, Mapping
+from typing import Callable, Dict, FrozenSet, Hashable, List, Mapping, Sequence, Tuple
 
 from mathy_core import (
     AbsExpression,
@@ -28,6 +28,8 @@ from mathy_core.rules import (
     RestateSubtractionRule,
     VariableMultiplyRule,
 )
+
+from .parsing import SHAPE_SYMBOLS
 
 
 def core_rules(preferred_term_commute: bool = False) -> List[BaseRule]:
@@ -102,12 +104,20 @@ about nodes of these types, and about nodes of types mathy_core's parser does no
 build; the tests check the table against asking every rule about every node."""
 
 
-def whole_subtree(shape: Hashable) -> Hashable:
+Children = Tuple[Sequence[int], Sequence[int]]
+ShapeKey = Callable[[Sequence[str], Children, int], Hashable]
+"""A function of a layout's `shapes` (not None) and `children` and of a node's
+in-order index that gives the key a rule's answer at the node is kept under."""
+
+_BINARY_SYMBOLS = frozenset(SHAPE_SYMBOLS.values())
+
+
+def whole_subtree(shapes: Sequence[str], children: Children, index: int) -> Hashable:
     """The key of an answer that depends on the node's whole subtree: its shape."""
-    return shape
+    return shapes[index]
 
 
-def sum_window(shape: Hashable) -> Hashable:
+def sum_window(shapes: Sequence[str], children: Children, index: int) -> Hashable:
     """The key of a distributive factor-out answer at a node: each child's shape,
     except that a child which is itself a sum is told only by that type and by
     its own child next to the node (the right child of a left sum, the left child
@@ -115,18 +125,26 @@ def sum_window(shape: Hashable) -> Hashable:
     reads nothing else: it looks for a term on each side of the node, stepping
     into a neighbouring sum only along that inner side, and is False at every node
     that is not a sum."""
-    if type(shape) is not tuple or shape[0] is not AddExpression:
+    shape = shapes[index]
+    if shape[0] != "+":
         return shape
-    _, left, right = shape
-    # A child is None only in a hand-built sum missing it.
-    if left is not None and left[0] is AddExpression:
-        left = (AddExpression, left[2])
-    if right is not None and right[0] is AddExpression:
-        right = (AddExpression, right[1])
-    return (AddExpression, left, right)
+    left_of, right_of = children
+    # `]` and `[` open no shape, so a window equals a whole shape only when
+    # neither child is a sum, and then it is that shape.
+    left = left_of[index]
+    left_key = shapes[left] if left >= 0 else "_"
+    if left_key[0] == "+":
+        inner = right_of[left]
+        left_key = "]" + (shapes[inner] if inner >= 0 else "_")
+    right = right_of[index]
+    right_key = shapes[right] if right >= 0 else "_"
+    if right_key[0] == "+":
+        inner = left_of[right]
+        right_key = "[" + (shapes[inner] if inner >= 0 else "_")
+    return "+" + left_key + right_key
 
 
-def constants_window(shape: Hashable) -> Hashable:
+def constants_window(shapes: Sequence[str], children: Children, index: int) -> Hashable:
     """The key of a constant arithmetic answer at a node: its subtree's shape,
     except that a binary node whose left child is not a constant (nor, for a
     product, another product) is told only by its type and its left child's
@@ -134,17 +152,21 @@ def constants_window(shape: Hashable) -> Hashable:
     type and its left child's first, and each of its arrangements needs a
     constant on the left or a product of products: the answer at those nodes
     is False, and most sums are such nodes (`a + b + c` has a sum on its left)."""
-    if type(shape) is tuple and len(shape) == 3:
-        kind, left, _ = shape
-        left_kind = left[0] if left is not None else None
-        if left_kind is not ConstantExpression and not (
-            kind is MultiplyExpression and left_kind is MultiplyExpression
+    shape = shapes[index]
+    symbol = shape[0]
+    if symbol in _BINARY_SYMBOLS:
+        left = children[0][index]
+        # The first character of a shape tells the node's type (`#` or `%`: a
+        # constant); two characters are never a whole binary node's shape.
+        left_symbol = shapes[left][0] if left >= 0 else "_"
+        if left_symbol != "#" and left_symbol != "%" and not (
+            symbol == "*" and left_symbol == "*"
         ):
-            return (kind, left_kind)
+            return symbol + left_symbol
     return shape
 
 
-SHAPE_KEYS: Mapping[type, Callable[[Hashable], Hashable]] = MappingProxyType(
+SHAPE_KEYS: Mapping[type, ShapeKey] = MappingProxyType(
     {
         ConstantsSimplifyRule: constants_window,
         DistributiveFactorOutRule: sum_window,
@@ -165,6 +187,8 @@ __all__ = (
     "CORE_RULE_TYPES",
     "EXPRESSION_TYPES",
     "SHAPE_KEYS",
+    "Children",
+    "ShapeKey",
     "constants_window",
     "sum_window",
     "whole_subtree",

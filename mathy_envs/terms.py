@@ -73,20 +73,25 @@ class SimplifiedCheck:
 def _terms_key(
     expression: MathExpression, terms: Sequence[MathExpression], layout: NodeLayout
 ) -> Optional[Hashable]:
-    """The root's type and the multiset of the shapes of `terms`, or None when the
-    layout has no shapes or does not hold the terms."""
+    """The root's type and the multiset of the shapes of `terms`, as one text, or
+    None when the layout has no shapes or does not hold the terms."""
     shapes = layout.shapes
     if shapes is None or expression.parent is not None:
         return None
     index_of = layout.index_of
-    counts: Dict[Hashable, int] = {}
+    root = index_of.get(id(expression))
+    if root is None:
+        return None
+    found: List[str] = []
     for term in terms:
         index = index_of.get(id(term))
         if index is None:
             return None
-        shape = shapes[index]
-        counts[shape] = counts.get(shape, 0) + 1
-    return (type(expression), frozenset(counts.items()))
+        found.append(shapes[index])
+    found.sort()
+    # A shape's first character tells its node's type; shapes read back one by
+    # one, so the text tells the sorted list.
+    return shapes[root][0] + "".join(found)
 
 
 def factor_out_applies(expression: MathExpression) -> bool:

@@ -46,13 +46,13 @@ def test_the_sweep_equals_asking_every_rule_about_every_node() -> None:
     for env, state in random_play_states(per_env=120, seed=9) + subtraction_states():
         tree = parse(state.agent.problem)
         nodes = tree.to_list("inorder")
-        shapes = NodeLayout(tree).shapes
-        assert shapes is not None, state.agent.problem
+        layout = NodeLayout(tree)
+        assert layout.shapes is not None, state.agent.problem
         seen_types.update(type(node) for node in nodes)
         for rules, sweep, by_shape in zip(rule_sets, sweeps, shaped):
             expected = every_can_apply_to(rules, tree)
             assert np.array_equal(sweep.mask(nodes), expected), state.agent.problem
-            assert np.array_equal(by_shape.mask(nodes, shapes), expected), (
+            assert np.array_equal(by_shape.mask(nodes, layout), expected), (
                 state.agent.problem
             )
         checked += 1
@@ -125,6 +125,47 @@ def test_nodes_share_a_shape_exactly_when_their_subtrees_are_equal() -> None:
                 assert (shapes[i] == shapes[j]) == same_subtree(one, other), (text, i, j)
 
 
+def test_built_trees_share_a_root_shape_exactly_when_they_are_equal() -> None:
+    # Digits, signs and exponents next to each other, where a careless
+    # encoding would run two constants or a constant and an operator together.
+    def const(value: object) -> ConstantExpression:
+        return ConstantExpression(value)  # type: ignore[arg-type]
+
+    x, y = VariableExpression("x"), VariableExpression("y")
+    trees: List[MathExpression] = [
+        AddExpression(const(12), const(3)),
+        AddExpression(const(1), const(23)),
+        AddExpression(const(-1), const(23)),
+        SubtractExpression(const(1), const(23)),
+        SubtractExpression(const(-2), const(3)),
+        AddExpression(const(1e20), x.clone()),
+        AddExpression(const(10**20), x.clone()),
+        AddExpression(const(1.5), const(2)),
+        AddExpression(const(1), const(5.2)),
+        MultiplyExpression(const(2), SubtractExpression(x.clone(), y.clone())),
+        MultiplyExpression(SubtractExpression(const(2), x.clone()), y.clone()),
+        NegateExpression(const(2), child_on_left=True),
+        NegateExpression(const(2), child_on_left=False),
+        AddExpression(x.clone(), None),
+        AddExpression(None, x.clone()),
+    ]
+    roots = []
+    for tree in trees:
+        layout = NodeLayout(tree)
+        assert layout.shapes is not None, str(tree)
+        roots.append(layout.shapes[layout.nodes.index(tree)])
+    for i, one in enumerate(trees):
+        for j, other in enumerate(trees):
+            same = same_subtree(one, other) and (
+                not isinstance(one, NegateExpression)
+                or one.child_on_left == other.child_on_left  # type: ignore[attr-defined]
+            )
+            assert (roots[i] == roots[j]) == same, (roots[i], roots[j])
+    # Names of other lengths and other constant types are not described.
+    assert NodeLayout(AddExpression(VariableExpression("xy"), x.clone())).shapes is None
+    assert NodeLayout(AddExpression(const(True), x.clone())).shapes is None
+
+
 def test_a_negation_with_its_child_on_the_other_side_has_another_shape() -> None:
     # mathy_core's clone() does not keep which side a negation's child is on, so
     # the clone's get_child() is None: the same nodes in the same places, but
@@ -135,7 +176,7 @@ def test_a_negation_with_its_child_on_the_other_side_has_another_shape() -> None
     sweep = Sweep(rules)
     for tree in (built, copy, built):
         layout = NodeLayout(tree)
-        mask = sweep.mask(layout.nodes, layout.shapes)
+        mask = sweep.mask(layout.nodes, layout)
         assert np.array_equal(mask, every_can_apply_to(rules, tree))
     assert NodeLayout(built).shapes != NodeLayout(copy).shapes
 
@@ -246,9 +287,9 @@ def test_a_hand_built_sum_missing_a_child_gets_the_masks_answer_or_a_value_error
     except ValueError:
         # mathy_core's rules refuse the sum; the sweep may only refuse it the same way.
         with pytest.raises(ValueError):
-            Sweep(rules).mask(layout.nodes, layout.shapes)
+            Sweep(rules).mask(layout.nodes, layout)
     else:
-        assert np.array_equal(Sweep(rules).mask(layout.nodes, layout.shapes), expected)
+        assert np.array_equal(Sweep(rules).mask(layout.nodes, layout), expected)
 
 
 def factor_out_questions(texts: List[str]) -> List[str]:
@@ -274,7 +315,7 @@ def questions(rule_type: Type[BaseRule], texts: List[str]) -> List[str]:
         masks = []
         for text in texts:
             tree = parse(text)
-            masks.append(sweep.mask(tree.to_list("inorder"), NodeLayout(tree).shapes))
+            masks.append(sweep.mask(tree.to_list("inorder"), NodeLayout(tree)))
     for text, mask, want in zip(texts, masks, expected):
         assert np.array_equal(mask, want), text
     return asked
