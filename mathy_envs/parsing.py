@@ -198,6 +198,10 @@ class NodeLayout:
 
     def __init__(self, root: MathExpression) -> None:
         nodes: List[MathExpression] = []
+        # Type ids and values by pre-order position, read on the way down, and
+        # by in-order index.
+        type_ids_pre: List[int] = []
+        values_pre: List[float] = []
         type_ids: List[int] = []
         values: List[float] = []
         # preorder[p] = in-order index of the p-th node in pre-order; parents are
@@ -216,6 +220,20 @@ class NodeLayout:
                 position = len(preorder)
                 preorder.append(-1)
                 parent_pre.append(parent)
+                kind = type(node)
+                type_id = class_ids.get(kind)
+                if kind is ConstantExpression or (
+                    type_id is None and isinstance(node, ConstantExpression)
+                ):
+                    value = node.value  # type: ignore[attr-defined]
+                    if not (type(value) is int and -_EXACT_INT <= value <= _EXACT_INT):
+                        exact = False
+                    values_pre.append(float(value or 0.0))
+                else:
+                    values_pre.append(0.0)
+                    if kind is VariableExpression:
+                        type_id = variable_ids.get(node.identifier)  # type: ignore[attr-defined]
+                type_ids_pre.append(node.type_id if type_id is None else type_id)
                 stack.append((node, position, depth))
                 parent = position
                 depth += 1
@@ -227,20 +245,8 @@ class NodeLayout:
             visited, parent, depth = stack.pop()
             preorder[parent] = len(nodes)
             nodes.append(visited)
-            kind = type(visited)
-            type_id = class_ids.get(kind)
-            if kind is ConstantExpression or (
-                type_id is None and isinstance(visited, ConstantExpression)
-            ):
-                value = visited.value  # type: ignore[attr-defined]
-                if not (type(value) is int and -_EXACT_INT <= value <= _EXACT_INT):
-                    exact = False
-                values.append(float(value or 0.0))
-            else:
-                values.append(0.0)
-                if kind is VariableExpression:
-                    type_id = variable_ids.get(visited.identifier)  # type: ignore[attr-defined]
-            type_ids.append(visited.type_id if type_id is None else type_id)
+            type_ids.append(type_ids_pre[parent])
+            values.append(values_pre[parent])
             node = visited.right
             depth += 1
         self.nodes = nodes
@@ -248,11 +254,13 @@ class NodeLayout:
         """The number of levels of the tree (a single node has one)."""
         self._preorder = preorder
         self._parent_pre = parent_pre
+        self._type_ids_pre = type_ids_pre
+        self._values_pre = values_pre
         self._type_ids = type_ids
         self._values = values
         self._exact = exact
         """Every value is a whole number float32 holds exactly, so the Python
-        floats of `_values` are the float32 values themselves."""
+        floats of the value lists are the float32 values themselves."""
         self._preordered: Dict[
             bool, Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
         ] = {}
@@ -275,12 +283,10 @@ class NodeLayout:
     def preorder_lists(self) -> Tuple[List[int], List[float]]:
         """Type ids and values in pre-order, as new lists of Python numbers
         (values rounded to float32, as in `values`)."""
-        type_ids = self._type_ids
-        order = self._preorder
         if self._exact:
-            values = self._values
-            return [type_ids[index] for index in order], [values[index] for index in order]
-        return [type_ids[index] for index in order], self.values[self.preorder].tolist()
+            return list(self._type_ids_pre), list(self._values_pre)
+        rounded: List[float] = np.asarray(self._values_pre, dtype=np.float32).tolist()
+        return list(self._type_ids_pre), rounded
 
     @lazy
     def is_leaf(self) -> npt.NDArray[np.float32]:
@@ -460,9 +466,12 @@ class NodeLayout:
         """Type ids and values in pre-order (normalized or raw), cached."""
         cache = self._preordered
         if normalize not in cache:
-            types = self.normalized_type_ids if normalize else self.type_ids
-            values = self.normalized_values if normalize else self.values
-            cache[normalize] = (types[self.preorder], values[self.preorder])
+            types = np.asarray(self._type_ids_pre, dtype=np.float32)
+            values = np.asarray(self._values_pre, dtype=np.float32)
+            if normalize:
+                types = types / np.float32(MAX_TYPE_ID)
+                values = self._scaled(values)
+            cache[normalize] = (types, values)
         return cache[normalize]
 
     @lazy
@@ -473,13 +482,17 @@ class NodeLayout:
     @lazy
     def normalized_values(self) -> npt.NDArray[np.float32]:
         """Values min-max scaled over the expression's nodes (all equal -> 0)."""
-        values = self.values
+        return self._scaled(self.values)
+
+    def _scaled(self, values: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """`values` (this layout's values in some order) min-max scaled over the
+        expression's nodes, in float32 (all equal -> 0)."""
         if len(values) == 0:
             return values
         if self._exact:
             # The same float32 numbers as the array's, found sooner.
-            low = np.float32(min(self._values))
-            span = np.float32(max(self._values)) - low
+            low = np.float32(min(self._values_pre))
+            span = np.float32(max(self._values_pre)) - low
         else:
             # The array's own methods: np.min and np.max add a costly wrapper.
             low = values.min(axis=0)
