@@ -10,7 +10,6 @@ the node of mask column `i`). The action mask is a flat `R * L` array, row-major
 
 from abc import ABC, abstractmethod
 from enum import Enum
-from itertools import chain
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -160,7 +159,7 @@ def _int_rows(rows: Any) -> Optional[npt.NDArray[Any]]:
         if type(row) is not list or len(row) != width:
             return None
     try:
-        cells = bytes(chain.from_iterable(rows))
+        cells = b"".join(map(bytes, rows))
     except (TypeError, ValueError):
         return None
     return np.frombuffer(cells, dtype=np.uint8).astype(np.int_).reshape(len(rows), width)
