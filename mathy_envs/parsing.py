@@ -88,28 +88,25 @@ _SHAPE_INT = 10**100
 """Integer constants in shapes are written in decimal up to this size."""
 _EXACT_INT = 2**24
 """Whole numbers up to this size are exact in float32."""
-_CLASS_TYPE_IDS: Mapping[type, int] = MappingProxyType(
-    {
-        kind: kind().type_id
-        for kind in (
-            AddExpression,
-            ConstantExpression,
-            DivideExpression,
-            EqualExpression,
-            MultiplyExpression,
-            NegateExpression,
-            PowerExpression,
-            SubtractExpression,
-        )
-    }
-)
-"""mathy_core's `type_id` of each node type whose id does not depend on the node."""
-_VARIABLE_TYPE_IDS: Mapping[Optional[str], int] = MappingProxyType(
-    {
-        name: VariableExpression(name).type_id
-        for name in string.ascii_letters
-    }
-)
+_CLASS_TYPE_IDS: Mapping[type, int] = {
+    kind: kind().type_id
+    for kind in (
+        AddExpression,
+        ConstantExpression,
+        DivideExpression,
+        EqualExpression,
+        MultiplyExpression,
+        NegateExpression,
+        PowerExpression,
+        SubtractExpression,
+    )
+}
+"""mathy_core's `type_id` of each node type whose id does not depend on the node
+(a plain dict, never changed: looking up in one is cheaper than in a read-only
+proxy, and the layout does it for every node)."""
+_VARIABLE_TYPE_IDS: Mapping[Optional[str], int] = {
+    name: VariableExpression(name).type_id for name in string.ascii_letters
+}
 """mathy_core's `type_id` of a variable, by one-letter name."""
 
 
@@ -211,6 +208,8 @@ class NodeLayout:
         stack: List[Tuple[MathExpression, int, int]] = []
         class_ids = _CLASS_TYPE_IDS
         variable_ids = _VARIABLE_TYPE_IDS
+        constant = ConstantExpression
+        low, high = -_EXACT_INT, _EXACT_INT
         node: Optional[MathExpression] = root
         parent, depth, levels = -1, 0, 0
         exact = True
@@ -222,13 +221,13 @@ class NodeLayout:
                 parent_pre.append(parent)
                 kind = type(node)
                 type_id = class_ids.get(kind)
-                if kind is ConstantExpression or (
-                    type_id is None and isinstance(node, ConstantExpression)
-                ):
+                if kind is constant or (type_id is None and isinstance(node, constant)):
                     value = node.value  # type: ignore[attr-defined]
-                    if not (type(value) is int and -_EXACT_INT <= value <= _EXACT_INT):
+                    if type(value) is int and low <= value <= high:
+                        values_pre.append(value + 0.0)
+                    else:
                         exact = False
-                    values_pre.append(float(value or 0.0))
+                        values_pre.append(float(value or 0.0))
                 else:
                     values_pre.append(0.0)
                     if kind is VariableExpression:
@@ -382,6 +381,8 @@ class NodeLayout:
         order = self._preorder
         parents = self._parent_pre
         symbols = _SHAPE_SYMBOLS
+        constant, variable, letters = ConstantExpression, VariableExpression, _SHAPE_LETTERS
+        low, high = -_SHAPE_INT, _SHAPE_INT
         # Children come after their parent in pre-order: walking it backwards
         # finishes both children of a node before the node itself.
         for position in range(count - 1, -1, -1):
@@ -391,18 +392,18 @@ class NodeLayout:
             symbol = symbols.get(kind)
             if symbol is not None:
                 shape = f"{symbol}{left[position]}{right[position]}"
-            elif kind is ConstantExpression:
+            elif kind is constant:
                 value = node.value  # type: ignore[attr-defined]
-                if type(value) is int and -_SHAPE_INT < value < _SHAPE_INT:
+                if type(value) is int and low < value < high:
                     shape = f"#{value}"
                 elif type(value) is float:
                     # repr tells 0.0 from -0.0, and keeps floats apart from ints.
                     shape = f"%{value!r};"
                 else:
                     return None
-            elif kind is VariableExpression:
+            elif kind is variable:
                 name = node.identifier  # type: ignore[attr-defined]
-                if type(name) is not str or name not in _SHAPE_LETTERS:
+                if type(name) is not str or name not in letters:
                     return None
                 shape = "$" + name
             elif kind is NegateExpression:
@@ -526,7 +527,6 @@ SAFE_SIZE = min(MAX_DEPTH - 2, (MAX_NODES - 1) // 2)
 """A tree is safe only if its nodes plus its unary nodes number at most this: one
 step at most doubles a tree, and whatever shape printing and parsing give the
 result, it then stays within `MAX_DEPTH` and `MAX_NODES`."""
-_BINARY_KINDS: FrozenSet[type] = frozenset({AddExpression, MultiplyExpression})
 assert SAFE_CONSTANT**2 <= MAX_CONSTANT
 assert 2 * SAFE_SIZE + 1 <= MAX_NODES
 
@@ -550,16 +550,24 @@ def admit(entry: ParsedExpression) -> None:
     unary = 0
     safe = True
     check_value = False
+    # The commonest types first, as locals: this runs for every new text.
+    add, multiply, variable, constant = (
+        AddExpression,
+        MultiplyExpression,
+        VariableExpression,
+        ConstantExpression,
+    )
+    low, high = -SAFE_CONSTANT, SAFE_CONSTANT
     for node in nodes:
         kind = type(node)
-        if isinstance(node, ConstantExpression):
-            value = node.value
-            if type(value) is int and -SAFE_CONSTANT <= value <= SAFE_CONSTANT:
+        if kind is add or kind is multiply or kind is variable:
+            continue
+        if kind is constant or isinstance(node, constant):
+            value = node.value  # type: ignore[attr-defined]
+            if type(value) is int and low <= value <= high:
                 continue  # within every limit, and safe
             check_constant(value, text)
             safe = False
-        elif kind in _BINARY_KINDS or kind is VariableExpression:
-            continue
         elif kind is SubtractExpression:
             right = node.right
             if not (_simple_term(right) or (
