@@ -23,7 +23,7 @@ produce a constant that is out of range or inexact (`ParsedExpression.safe`).
 import string
 import threading
 from types import MappingProxyType
-from typing import Dict, FrozenSet, Hashable, List, Mapping, Optional, Tuple
+from typing import Dict, FrozenSet, List, Mapping, Optional, Tuple
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -82,6 +82,10 @@ SHAPED_TYPES: FrozenSet[type] = frozenset(SHAPE_SYMBOLS) | {
 """The node types `NodeLayout.shapes` describes: those whose subtree is fully
 told by their type, children, constant value, variable name or (negation) the
 side of its child."""
+CONSTANT_SHAPE_SYMBOLS: FrozenSet[str] = frozenset({"#", "%"})
+"""The symbols that open the shape of an integer and of a float constant."""
+NO_SHAPE = "_"
+"""The shape written for a missing child."""
 _SHAPE_SYMBOLS: Dict[type, str] = dict(SHAPE_SYMBOLS)
 _SHAPE_LETTERS: FrozenSet[str] = frozenset(string.ascii_letters)
 _SHAPE_INT = 10**100
@@ -374,8 +378,8 @@ class NodeLayout:
         shapes = [""] * count
         # The shapes of each node's sides, and (for `children`, found on the way)
         # the in-order index of each node's children.
-        left = ["_"] * count
-        right = ["_"] * count
+        left = [NO_SHAPE] * count
+        right = [NO_SHAPE] * count
         left_child = [-1] * count
         right_child = [-1] * count
         order = self._preorder
@@ -789,6 +793,8 @@ def parse(text: str, parser: Optional[ExpressionParser] = None) -> ParsedExpress
 
 __all__ = (
     "DEFAULT_CACHE_SIZE",
+    "CONSTANT_SHAPE_SYMBOLS",
+    "NO_SHAPE",
     "SHAPE_SYMBOLS",
     "SHAPED_TYPES",
     "SAFE_CONSTANT",

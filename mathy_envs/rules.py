@@ -29,7 +29,7 @@ from mathy_core.rules import (
     VariableMultiplyRule,
 )
 
-from .parsing import SHAPE_SYMBOLS
+from .parsing import CONSTANT_SHAPE_SYMBOLS, NO_SHAPE, SHAPE_SYMBOLS
 
 
 def core_rules(preferred_term_commute: bool = False) -> List[BaseRule]:
@@ -110,6 +110,8 @@ ShapeKey = Callable[[Sequence[str], Children, int], Hashable]
 in-order index that gives the key a rule's answer at the node is kept under."""
 
 _BINARY_SYMBOLS = frozenset(SHAPE_SYMBOLS.values())
+_SUM = SHAPE_SYMBOLS[AddExpression]
+_PRODUCT = SHAPE_SYMBOLS[MultiplyExpression]
 
 
 def whole_subtree(shapes: Sequence[str], children: Children, index: int) -> Hashable:
@@ -126,22 +128,22 @@ def sum_window(shapes: Sequence[str], children: Children, index: int) -> Hashabl
     into a neighbouring sum only along that inner side, and is False at every node
     that is not a sum."""
     shape = shapes[index]
-    if shape[0] != "+":
+    if shape[0] != _SUM:
         return shape
     left_of, right_of = children
     # `]` and `[` open no shape, so a window equals a whole shape only when
     # neither child is a sum, and then it is that shape.
     left = left_of[index]
-    left_key = shapes[left] if left >= 0 else "_"
-    if left_key[0] == "+":
+    left_key = shapes[left] if left >= 0 else NO_SHAPE
+    if left_key[0] == _SUM:
         inner = right_of[left]
-        left_key = "]" + (shapes[inner] if inner >= 0 else "_")
+        left_key = "]" + (shapes[inner] if inner >= 0 else NO_SHAPE)
     right = right_of[index]
-    right_key = shapes[right] if right >= 0 else "_"
-    if right_key[0] == "+":
+    right_key = shapes[right] if right >= 0 else NO_SHAPE
+    if right_key[0] == _SUM:
         inner = left_of[right]
-        right_key = "[" + (shapes[inner] if inner >= 0 else "_")
-    return "+" + left_key + right_key
+        right_key = "[" + (shapes[inner] if inner >= 0 else NO_SHAPE)
+    return _SUM + left_key + right_key
 
 
 def constants_window(shapes: Sequence[str], children: Children, index: int) -> Hashable:
@@ -156,11 +158,11 @@ def constants_window(shapes: Sequence[str], children: Children, index: int) -> H
     symbol = shape[0]
     if symbol in _BINARY_SYMBOLS:
         left = children[0][index]
-        # The first character of a shape tells the node's type (`#` or `%`: a
-        # constant); two characters are never a whole binary node's shape.
-        left_symbol = shapes[left][0] if left >= 0 else "_"
-        if left_symbol != "#" and left_symbol != "%" and not (
-            symbol == "*" and left_symbol == "*"
+        # The first character of a shape tells the node's type; two characters
+        # are never a whole binary node's shape.
+        left_symbol = shapes[left][0] if left >= 0 else NO_SHAPE
+        if left_symbol not in CONSTANT_SHAPE_SYMBOLS and not (
+            symbol == _PRODUCT and left_symbol == _PRODUCT
         ):
             return symbol + left_symbol
     return shape

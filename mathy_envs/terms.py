@@ -4,7 +4,7 @@ Environments use them to recognise wins, and problem generators to reject
 problems that would be won before the first move.
 """
 
-from typing import Dict, Hashable, List, Optional, Sequence, Set
+from typing import Hashable, List, Optional, Sequence, Set
 
 from mathy_core import (
     MathExpression,
