@@ -334,6 +334,11 @@ class NodeLayout:
             for position, parent in enumerate(self._parent_pre)
         ]
 
+    @property
+    def root_index(self) -> int:
+        """In-order index of the root (the node the layout was made from)."""
+        return self._preorder[0]
+
     @lazy
     def index_of(self) -> Dict[int, int]:
         """In-order index of each node, by `id(node)`."""

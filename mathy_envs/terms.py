@@ -7,8 +7,10 @@ problems that would be won before the first move.
 from typing import Hashable, List, Optional, Sequence, Set
 
 from mathy_core import (
+    AddExpression,
     MathExpression,
     MultiplyExpression,
+    SubtractExpression,
     TermResult,
     VariableExpression,
     get_term,
@@ -20,7 +22,7 @@ from mathy_core import (
 from mathy_core.rules import DistributiveFactorOutRule
 
 from .lru import Memo
-from .parsing import NodeLayout
+from .parsing import SHAPE_SYMBOLS, NodeLayout
 
 _FACTOR_OUT = DistributiveFactorOutRule()
 LIKE_TERMS_MEMORY_SIZE = 4096
@@ -53,8 +55,7 @@ class SimplifiedCheck:
     def __call__(self, expression: MathExpression, layout: NodeLayout) -> bool:
         """`is_simplified(expression)`, where `layout` is the expression's own
         `NodeLayout`."""
-        terms = get_terms(expression)
-        key = _terms_key(expression, terms, layout)
+        key = terms_key(expression, layout)
         if key is None:
             like = has_like_terms(expression)
         else:
@@ -64,34 +65,45 @@ class SimplifiedCheck:
             )
         if like:
             return False
-        return all(is_preferred_term_form(term) for term in terms)
+        return all(is_preferred_term_form(term) for term in get_terms(expression))
 
     def clear(self) -> None:
         self._answers.clear()
 
 
-def _terms_key(
-    expression: MathExpression, terms: Sequence[MathExpression], layout: NodeLayout
-) -> Optional[Hashable]:
-    """The root's type and the multiset of the shapes of `terms`, as one text, or
-    None when the layout has no shapes or does not hold the terms."""
+_SUM_OR_DIFFERENCE = frozenset({SHAPE_SYMBOLS[AddExpression], SHAPE_SYMBOLS[SubtractExpression]})
+_PRODUCT = SHAPE_SYMBOLS[MultiplyExpression]
+
+
+def terms_key(expression: MathExpression, layout: NodeLayout) -> Optional[str]:
+    """The root's type and the multiset of the shapes of the nodes mathy_core's
+    `get_terms` lists, as one text, read from `layout` (the expression's own);
+    None when the layout has no shapes or the expression is not a root.
+
+    `get_terms` lists every child of an add or subtract node that is not one
+    itself, anywhere in the tree, and first the root if it is a product; if that
+    finds nothing, the expression itself. The layout tells the same nodes by
+    their shapes' first characters, without visiting the tree."""
     shapes = layout.shapes
     if shapes is None or expression.parent is not None:
         return None
-    index_of = layout.index_of
-    root = index_of.get(id(expression))
-    if root is None:
-        return None
+    sums = _SUM_OR_DIFFERENCE
+    left_of, right_of = layout.children
     found: List[str] = []
-    for term in terms:
-        index = index_of.get(id(term))
-        if index is None:
-            return None
-        found.append(shapes[index])
+    for index, shape in enumerate(shapes):
+        if shape[0] in sums:
+            left, right = left_of[index], right_of[index]
+            if left >= 0 and shapes[left][0] not in sums:
+                found.append(shapes[left])
+            if right >= 0 and shapes[right][0] not in sums:
+                found.append(shapes[right])
+    root = shapes[layout.root_index]
+    if root[0] == _PRODUCT or not found:
+        found.append(root)
     found.sort()
     # A shape's first character tells its node's type; shapes read back one by
     # one, so the text tells the sorted list.
-    return shapes[root][0] + "".join(found)
+    return root[0] + "".join(found)
 
 
 def factor_out_applies(expression: MathExpression) -> bool:
@@ -200,4 +212,5 @@ __all__ = (
     "term_indexes",
     "term_kind",
     "term_kinds",
+    "terms_key",
 )

@@ -7,7 +7,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from mathy_core import ExpressionParser, MathExpression
+from mathy_core import ExpressionParser, MathExpression, get_terms
 
 from mathy_envs import terms as terms_module
 from mathy_envs.actions import sample_valid_action
@@ -22,6 +22,7 @@ from mathy_envs.terms import (
     term_indexes,
     term_kind,
     term_kinds,
+    terms_key,
 )
 
 from helpers import random_play_states
@@ -201,6 +202,53 @@ def test_simplified_check_of_a_tree_without_shapes_or_of_a_subtree() -> None:
     inner = tree.left
     assert inner is not None
     assert check(inner, NodeLayout(inner)) == is_simplified(inner)
+
+
+def get_terms_key(tree: MathExpression, layout: NodeLayout) -> str:
+    """The root's type and the sorted shapes of the nodes `get_terms` lists."""
+    shapes = layout.shapes
+    assert shapes is not None
+    found = sorted(shapes[layout.index_of[id(term)]] for term in get_terms(tree))
+    return shapes[layout.root_index][0] + "".join(found)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "4x + 2y + 4x",  # a sum: its terms
+        "4x - 2x + 7",  # subtraction links terms too
+        "(4x + 2x) * 3",  # a product at the root, and the terms of the sum inside
+        "2 * (x + y) * (3 + z^2)",  # sums inside a product of products
+        "x^2 * 4",  # a product alone: just the root
+        "x",  # a single node
+        "-x + -(2 + y)",  # negations
+        "((x + y) + (2 + 3)) + 4",  # sums of sums
+    ],
+)
+def test_terms_key_holds_the_shapes_of_get_terms(text: str) -> None:
+    tree = parse(text)
+    layout = NodeLayout(tree)
+    assert terms_key(tree, layout) == get_terms_key(tree, layout)
+
+
+def test_terms_key_needs_shapes_and_a_root() -> None:
+    tree = parse("sgn(x) + 4x")
+    assert terms_key(tree, NodeLayout(tree)) is None
+    inner = parse("(4x + 2x) * 3").left
+    assert inner is not None
+    assert terms_key(inner, NodeLayout(inner)) is None
+
+
+def test_terms_key_holds_the_shapes_of_get_terms_on_random_play() -> None:
+    seen = 0
+    for _, state in random_play_states(per_env=40, seed=5):
+        tree = oracle_parse(state.agent.problem)
+        layout = NodeLayout(tree)
+        if layout.shapes is None:
+            continue
+        assert terms_key(tree, layout) == get_terms_key(tree, layout), state.agent.problem
+        seen += 1
+    assert seen >= 300
 
 
 @pytest.mark.slow
