@@ -82,7 +82,11 @@ SHAPED_TYPES: FrozenSet[type] = frozenset(SHAPE_SYMBOLS) | {
 """The node types `NodeLayout.shapes` describes: those whose subtree is fully
 told by their type, children, constant value, variable name or (negation) the
 side of its child."""
-CONSTANT_SHAPE_SYMBOLS: FrozenSet[str] = frozenset({"#", "%"})
+INTEGER_SHAPE_SYMBOL = "#"
+"""The symbol that opens the shape of an integer constant (its digits follow)."""
+VARIABLE_SHAPE_SYMBOL = "$"
+"""The symbol that opens the shape of a variable (its one-letter name follows)."""
+CONSTANT_SHAPE_SYMBOLS: FrozenSet[str] = frozenset({INTEGER_SHAPE_SYMBOL, "%"})
 """The symbols that open the shape of an integer and of a float constant."""
 NO_SHAPE = "_"
 """The shape written for a missing child."""
@@ -391,6 +395,7 @@ class NodeLayout:
         parents = self._parent_pre
         symbols = _SHAPE_SYMBOLS
         constant, variable, letters = ConstantExpression, VariableExpression, _SHAPE_LETTERS
+        integer_symbol, variable_symbol = INTEGER_SHAPE_SYMBOL, VARIABLE_SHAPE_SYMBOL
         low, high = -_SHAPE_INT, _SHAPE_INT
         # Children come after their parent in pre-order: walking it backwards
         # finishes both children of a node before the node itself.
@@ -404,7 +409,7 @@ class NodeLayout:
             elif kind is constant:
                 value = node.value  # type: ignore[attr-defined]
                 if type(value) is int and low < value < high:
-                    shape = f"#{value}"
+                    shape = f"{integer_symbol}{value}"
                 elif type(value) is float:
                     # repr tells 0.0 from -0.0, and keeps floats apart from ints.
                     shape = f"%{value!r};"
@@ -414,7 +419,7 @@ class NodeLayout:
                 name = node.identifier  # type: ignore[attr-defined]
                 if type(name) is not str or name not in letters:
                     return None
-                shape = "$" + name
+                shape = variable_symbol + name
             elif kind is NegateExpression:
                 side = "~<" if node.child_on_left else "~>"  # type: ignore[attr-defined]
                 shape = f"{side}{left[position]}{right[position]}"
@@ -799,6 +804,8 @@ def parse(text: str, parser: Optional[ExpressionParser] = None) -> ParsedExpress
 __all__ = (
     "DEFAULT_CACHE_SIZE",
     "CONSTANT_SHAPE_SYMBOLS",
+    "INTEGER_SHAPE_SYMBOL",
+    "VARIABLE_SHAPE_SYMBOL",
     "NO_SHAPE",
     "SHAPE_SYMBOLS",
     "SHAPED_TYPES",

@@ -1,5 +1,6 @@
 """The core rules: the default action set of every environment, in action order."""
 
+import string
 from types import MappingProxyType
 from typing import Callable, Dict, FrozenSet, Hashable, List, Mapping, Sequence, Tuple
 
@@ -29,7 +30,13 @@ from mathy_core.rules import (
     VariableMultiplyRule,
 )
 
-from .parsing import CONSTANT_SHAPE_SYMBOLS, NO_SHAPE, SHAPE_SYMBOLS
+from .parsing import (
+    CONSTANT_SHAPE_SYMBOLS,
+    INTEGER_SHAPE_SYMBOL,
+    NO_SHAPE,
+    SHAPE_SYMBOLS,
+    VARIABLE_SHAPE_SYMBOL,
+)
 
 
 def core_rules(preferred_term_commute: bool = False) -> List[BaseRule]:
@@ -112,6 +119,9 @@ in-order index that gives the key a rule's answer at the node is kept under."""
 _BINARY_SYMBOLS = frozenset(SHAPE_SYMBOLS.values())
 _SUM = SHAPE_SYMBOLS[AddExpression]
 _PRODUCT = SHAPE_SYMBOLS[MultiplyExpression]
+_INTEGER = INTEGER_SHAPE_SYMBOL
+_ZERO = _INTEGER + "0"
+_VARIABLE = VARIABLE_SHAPE_SYMBOL
 
 
 def whole_subtree(shapes: Sequence[str], children: Children, index: int) -> Hashable:
@@ -120,30 +130,94 @@ def whole_subtree(shapes: Sequence[str], children: Children, index: int) -> Hash
 
 
 def sum_window(shapes: Sequence[str], children: Children, index: int) -> Hashable:
-    """The key of a distributive factor-out answer at a node: each child's shape,
-    except that a child which is itself a sum is told only by that type and by
-    its own child next to the node (the right child of a left sum, the left child
-    of a right sum). mathy_core 0.9's `DistributiveFactorOutRule.can_apply_to`
-    reads nothing else: it looks for a term on each side of the node, stepping
-    into a neighbouring sum only along that inner side, and is False at every node
-    that is not a sum."""
+    """The key of a distributive factor-out answer at a node: what mathy_core
+    0.9's `DistributiveFactorOutRule.can_apply_to` reads there, written so that
+    equal keys get equal answers. It is False at every node that is not a sum
+    (the key of those is their shape). At a sum it looks on each side for a term
+    (`get_term_ex`): the child, or if the child is a sum, that sum's child next to
+    the node, or if that is a sum too, its child next to the node in turn. The
+    key has, for each side, a mark per sum stepped into (`]` on the left, `[` on
+    the right) and the shape of the node reached (`+` for a third sum, of which
+    nothing is read), with two changes that keep the answer:
+
+    - a product with a whole constant other than 0 (of at most
+      `_COLLAPSED_DIGITS` digits) on its left is written `*#` and the shape of
+      its right side. As a term (`4x`, `4x^2`) it has a variable, so
+      `factor_add_terms_ex` takes the smallest common factor of the two
+      coefficients, which is 1 for any two such constants, and the answer is
+      whether both terms have the same variable and exponent; any other product
+      is no term and its constant is never read;
+    - variables are renamed `a`, `b`, ... in the order they first appear: the
+      rule only compares names with each other.
+    """
     shape = shapes[index]
     if shape[0] != _SUM:
         return shape
     left_of, right_of = children
-    # `]` and `[` open no shape, so a window equals a whole shape only when
-    # neither child is a sum, and then it is that shape.
-    left = left_of[index]
-    left_key = shapes[left] if left >= 0 else NO_SHAPE
-    if left_key[0] == _SUM:
-        inner = right_of[left]
-        left_key = "]" + (shapes[inner] if inner >= 0 else NO_SHAPE)
-    right = right_of[index]
-    right_key = shapes[right] if right >= 0 else NO_SHAPE
-    if right_key[0] == _SUM:
-        inner = left_of[right]
-        right_key = "[" + (shapes[inner] if inner >= 0 else NO_SHAPE)
-    return _SUM + left_key + right_key
+    key = (
+        _SUM
+        + _side_window(shapes, left_of, right_of, left_of[index], right_of, "]")
+        + _side_window(shapes, left_of, right_of, right_of[index], left_of, "[")
+    )
+    return _renamed(key) if _VARIABLE in key else key
+
+
+_COLLAPSED_DIGITS = 15
+"""The longest coefficient a factor-out key leaves out: mathy_core factors any
+whole number this size (numpy takes its square root as a float)."""
+
+
+def _side_window(
+    shapes: Sequence[str],
+    left_of: Sequence[int],
+    right_of: Sequence[int],
+    index: int,
+    inner_of: Sequence[int],
+    mark: str,
+) -> str:
+    """One side of a `sum_window`: the side's child is `index`, and `inner_of`
+    gives each sum's child next to the node (`mark` notes each step into one)."""
+    window = ""
+    for depth in range(3):
+        if index < 0:
+            return window + NO_SHAPE
+        shape = shapes[index]
+        symbol = shape[0]
+        if symbol != _SUM:
+            left, right = left_of[index], right_of[index]
+            if symbol == _PRODUCT and left >= 0 and right >= 0:
+                coefficient = shapes[left]
+                if (
+                    coefficient[0] == _INTEGER
+                    and coefficient != _ZERO
+                    and len(coefficient) <= _COLLAPSED_DIGITS + 2
+                ):
+                    # `#` is otherwise always followed by digits or a sign.
+                    return window + _PRODUCT + _INTEGER + shapes[right]
+            return window + shape
+        if depth == 2:
+            return window + _SUM
+        window += mark
+        index = inner_of[index]
+    raise AssertionError("unreachable")
+
+
+_NAMES = string.ascii_letters
+
+
+def _renamed(key: str) -> str:
+    """`key` with its variables renamed `a`, `b`, ... in the order they first
+    appear. A variable is `$` and one ASCII letter; no other part of a shape
+    holds a `$`."""
+    pieces = key.split(_VARIABLE)
+    names: Dict[str, str] = {}
+    for position in range(1, len(pieces)):
+        piece = pieces[position]
+        name = names.get(piece[0])
+        if name is None:
+            name = names[piece[0]] = _NAMES[len(names)]
+        pieces[position] = name + piece[1:]
+    return _VARIABLE.join(pieces)
 
 
 def constants_window(shapes: Sequence[str], children: Children, index: int) -> Hashable:

@@ -21,6 +21,7 @@ from mathy_core.rules import (
     CommutativeSwapRule,
     ConstantsSimplifyRule,
     DistributiveFactorOutRule,
+    VariableMultiplyRule,
 )
 
 from mathy_envs import MathyEnv, MathyEnvState, envs
@@ -65,16 +66,18 @@ def test_the_sweep_equals_asking_every_rule_about_every_node() -> None:
 
 
 def test_a_subtree_rule_is_asked_once_per_subtree_shape() -> None:
-    texts = ["4x + 2x + 3y", "4x + 2x + 5y", "4x + 2x + 3y"]
-    asked = factor_out_questions(texts)
-    # `4x + 2x` is asked about once; each whole sum once.
-    assert asked == ["4x + 2x", "4x + 2x + 3y", "4x + 2x + 5y"]
+    texts = ["x * x + 2y", "x * x + 3y", "x * x * y", "y * y + 2x"]
+    # Variable multiply is asked about each product once, whichever expression
+    # holds it.
+    assert questions(VariableMultiplyRule, texts) == [
+        "x * x", "2y", "3y", "x * x * y", "y * y", "2x"
+    ]
 
 
 def test_factor_out_is_asked_once_per_pair_of_neighbouring_terms() -> None:
-    """A sum's factor-out answer is kept for the next sum whose children are equal,
-    except deep inside a child sum: the answer at the root of `4x + 2x + 3y` (the
-    neighbours `2x` and `3y`) is reused for `7x + 2x + 3y`."""
+    """A sum's factor-out answer is kept for the next sum whose neighbouring terms
+    are equal up to their coefficients and the names of their variables, however
+    the sums around them differ."""
     texts = [
         "4x + 2x + 3y", "7x + 2x + 3y", "5 + (7x + 2x) + 3y", "3y + (2x + 7x)",
         "3y + (2x + 4x)", "3y + (2x + (4x + x))", "3y + (2x + (4x + 2))",
@@ -85,14 +88,61 @@ def test_factor_out_is_asked_once_per_pair_of_neighbouring_terms() -> None:
     # a right child.
     assert asked == [
         "4x + 2x", "4x + 2x + 3y",
-        "7x + 2x",  # the root's neighbours are 2x and 3y again
+        # 7x + 2x is 4x + 2x with other coefficients, and the root's neighbours
+        # are 2x and 3y again.
         "5 + (7x + 2x)", "5 + (7x + 2x) + 3y",
-        "3y + (2x + 7x)", "(2x + 7x)",
-        "(2x + 4x)",  # the root's neighbours are 3y and 2x again
+        "3y + (2x + 7x)",  # (2x + 7x) is like 4x + 2x
+        # 3y + (2x + 4x) is like 3y + (2x + 7x), and (2x + 4x) like 4x + 2x.
         "(2x + (4x + x))", "(4x + x)",
         "(4x + 2)",  # 2x's neighbour is still 4x
         "3y + (2 + (4x + 2))", "(2 + (4x + 2))",
     ]
+
+
+def test_factor_out_answers_are_kept_without_coefficients_or_variable_names() -> None:
+    texts = [
+        "4x + 2x",
+        "7y + 3y",  # like 4x + 2x: other coefficients, another variable
+        "-3x + 12x",  # negative coefficients too
+        "4x + 2y",
+        "9z + 5w",  # like 4x + 2y: two different variables
+        "0x + 2x",  # a zero coefficient is kept: mathy_core finds no factor
+        "4x^2 + 3x^2",
+        "5y^2 + 6y^2",  # like 4x^2 + 3x^2; exponents are kept
+        "4x^2 + 3x^3",
+        "4 + 2x",
+        "5 + 2x",  # a constant term is kept
+        "x + 2x",  # a variable without a coefficient is another term
+    ]
+    assert factor_out_questions(texts) == [
+        "4x + 2x", "4x + 2y", "0x + 2x", "4x^2 + 3x^2", "4x^2 + 3x^3",
+        "4 + 2x", "5 + 2x", "x + 2x",
+    ]
+
+
+def test_kept_factor_out_answers_are_mathy_cores_for_any_coefficients() -> None:
+    """Sums of two terms, side by side or with a sum between them, over a grid of
+    coefficients (negative, one, primes, composites, large, fractions), variables and
+    exponents: one sweep keeping answers across all of them agrees with asking
+    every rule every time."""
+    coefficients = [
+        "-12", "-7", "-1", "", "1", "2", "3", "6", "12", "97", "3600", "999999999",
+        "0.5", "2.5",  # fractions have factors below 1
+    ]
+    terms = [c + v + e for c in coefficients for v in "xyX" for e in ["", "^2", "^3"]]
+    terms += ["0x", "0y^2", "4", "-3", "12"]
+    rng = np.random.default_rng(7)
+    rules = core_rules()
+    sweep = Sweep(rules)
+    texts = []
+    for _ in range(700):
+        a, b, c = (terms[i] for i in rng.integers(len(terms), size=3))
+        texts += [f"{a} + {b}", f"{a} + {c} + {b}", f"{a} + ({c} + {b})"]
+    for text in texts:
+        tree = parse(text)
+        layout = NodeLayout(tree)
+        expected = every_can_apply_to(rules, tree)
+        assert np.array_equal(sweep.mask(layout.nodes, layout), expected), text
 
 
 def test_constant_arithmetic_is_asked_once_per_sum_over_a_sum() -> None:
