@@ -1,6 +1,5 @@
 """The core rules: the default action set of every environment, in action order."""
 
-import string
 from types import MappingProxyType
 from typing import Callable, Dict, FrozenSet, Hashable, List, Mapping, Sequence, Tuple
 
@@ -147,19 +146,27 @@ def sum_window(shapes: Sequence[str], children: Children, index: int) -> Hashabl
       coefficients, which is 1 for any two such constants, and the answer is
       whether both terms have the same variable and exponent; any other product
       is no term and its constant is never read;
-    - variables are renamed `a`, `b`, ... in the order they first appear: the
-      rule only compares names with each other.
+    - a side with one variable (every term has at most one) names it `a`, or on
+      the right `a` too if it is the left side's and else `b`: the rule only
+      compares the names of the two terms it finds, and reads nothing but the
+      structure of a side that is no term.
     """
     shape = shapes[index]
     if shape[0] != _SUM:
         return shape
     left_of, right_of = children
-    key = (
-        _SUM
-        + _side_window(shapes, left_of, right_of, left_of[index], right_of, "]")
-        + _side_window(shapes, left_of, right_of, right_of[index], left_of, "[")
-    )
-    return _renamed(key) if _VARIABLE in key else key
+    left = _side_window(shapes, left_of, right_of, left_of[index], right_of, "]")
+    right = _side_window(shapes, left_of, right_of, right_of[index], left_of, "[")
+    variable = _VARIABLE
+    name = ""
+    at = left.find(variable) + 1
+    if at and left.find(variable, at) < 0:
+        name = left[at]
+        left = left[:at] + "a" + left[at + 1 :]
+    at = right.find(variable) + 1
+    if at and right.find(variable, at) < 0:
+        right = right[:at] + ("a" if right[at] == name else "b") + right[at + 1 :]
+    return _SUM + left + right
 
 
 _COLLAPSED_DIGITS = 15
@@ -178,46 +185,29 @@ def _side_window(
     """One side of a `sum_window`: the side's child is `index`, and `inner_of`
     gives each sum's child next to the node (`mark` notes each step into one)."""
     window = ""
-    for depth in range(3):
-        if index < 0:
-            return window + NO_SHAPE
+    while index >= 0:
         shape = shapes[index]
         symbol = shape[0]
-        if symbol != _SUM:
-            left, right = left_of[index], right_of[index]
-            if symbol == _PRODUCT and left >= 0 and right >= 0:
-                coefficient = shapes[left]
+        if symbol == _SUM:
+            if len(window) == 2:
+                return window + _SUM
+            window += mark
+            index = inner_of[index]
+            continue
+        if symbol == _PRODUCT:
+            coefficient = left_of[index]
+            factor = right_of[index]
+            if coefficient >= 0 and factor >= 0:
+                coefficient_shape = shapes[coefficient]
                 if (
-                    coefficient[0] == _INTEGER
-                    and coefficient != _ZERO
-                    and len(coefficient) <= _COLLAPSED_DIGITS + 2
+                    coefficient_shape[0] == _INTEGER
+                    and coefficient_shape != _ZERO
+                    and len(coefficient_shape) <= _COLLAPSED_DIGITS + 2
                 ):
                     # `#` is otherwise always followed by digits or a sign.
-                    return window + _PRODUCT + _INTEGER + shapes[right]
-            return window + shape
-        if depth == 2:
-            return window + _SUM
-        window += mark
-        index = inner_of[index]
-    raise AssertionError("unreachable")
-
-
-_NAMES = string.ascii_letters
-
-
-def _renamed(key: str) -> str:
-    """`key` with its variables renamed `a`, `b`, ... in the order they first
-    appear. A variable is `$` and one ASCII letter; no other part of a shape
-    holds a `$`."""
-    pieces = key.split(_VARIABLE)
-    names: Dict[str, str] = {}
-    for position in range(1, len(pieces)):
-        piece = pieces[position]
-        name = names.get(piece[0])
-        if name is None:
-            name = names[piece[0]] = _NAMES[len(names)]
-        pieces[position] = name + piece[1:]
-    return _VARIABLE.join(pieces)
+                    return window + _PRODUCT + _INTEGER + shapes[factor]
+        return window + shape
+    return window + NO_SHAPE
 
 
 def constants_window(shapes: Sequence[str], children: Children, index: int) -> Hashable:
