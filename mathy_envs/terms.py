@@ -71,7 +71,9 @@ class SimplifiedCheck:
         self._answers.clear()
 
 
-_SUM_OR_DIFFERENCE = frozenset({SHAPE_SYMBOLS[AddExpression], SHAPE_SYMBOLS[SubtractExpression]})
+_SUM_OR_DIFFERENCE = frozenset(
+    {SHAPE_SYMBOLS[AddExpression], SHAPE_SYMBOLS[SubtractExpression]}
+)
 _PRODUCT = SHAPE_SYMBOLS[MultiplyExpression]
 
 
