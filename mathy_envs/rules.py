@@ -202,7 +202,9 @@ def _side_window(
                 if (
                     coefficient_shape[0] == _INTEGER
                     and coefficient_shape != _ZERO
-                    and len(coefficient_shape) <= _COLLAPSED_DIGITS + 2
+                    # `#`, a sign if negative, then the digits.
+                    and len(coefficient_shape)
+                    <= _COLLAPSED_DIGITS + 1 + (coefficient_shape[1] == "-")
                 ):
                     # `#` is otherwise always followed by digits or a sign.
                     return window + _PRODUCT + _INTEGER + shapes[factor]
