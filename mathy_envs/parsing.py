@@ -344,11 +344,6 @@ class NodeLayout:
         return self._preorder[0]
 
     @lazy
-    def index_of(self) -> Dict[int, int]:
-        """In-order index of each node, by `id(node)`."""
-        return {id(node): index for index, node in enumerate(self.nodes)}
-
-    @lazy
     def children(self) -> Tuple[List[int], List[int]]:
         """In-order index of each node's left and of its right child (-1 for
         none), by in-order index."""

@@ -208,7 +208,8 @@ def get_terms_key(tree: MathExpression, layout: NodeLayout) -> str:
     """The root's type and the sorted shapes of the nodes `get_terms` lists."""
     shapes = layout.shapes
     assert shapes is not None
-    found = sorted(shapes[layout.index_of[id(term)]] for term in get_terms(tree))
+    index_of = {id(node): index for index, node in enumerate(layout.nodes)}
+    found = sorted(shapes[index_of[id(term)]] for term in get_terms(tree))
     return shapes[layout.root_index][0] + "".join(found)
 
 
