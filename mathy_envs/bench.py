@@ -198,72 +198,86 @@ def memory_mb(count: int) -> float:
     return held_bytes([states]) / 2**20
 
 
-def _masked_random_gym_steps(steps: int, seed: int) -> float:
-    """Seconds for `steps` masked random steps of one `VECTOR_ID` env."""
-    import gymnasium
+class _MaskedRandomPlayer:
+    """One `VECTOR_ID` env played with masked random actions from
+    `info["action_mask"]`, resetting when an episode ends."""
 
-    import mathy_envs.gym  # noqa: F401  (registers the ids)
+    def __init__(self, seed: int) -> None:
+        import gymnasium
 
-    rng = np.random.default_rng(seed)
-    env = gymnasium.make(VECTOR_ID)
-    _, info = env.reset(seed=seed)
-    started = time.perf_counter()
-    for _ in range(steps):
-        valid = np.flatnonzero(info["action_mask"])
-        action = int(valid[int(rng.integers(valid.size))]) if valid.size else 0
-        _, _, terminated, truncated, info = env.step(action)
-        if terminated or truncated:
-            _, info = env.reset()
-    seconds = time.perf_counter() - started
-    env.close()
-    return seconds
+        import mathy_envs.gym  # noqa: F401  (registers the ids)
+
+        self.rng = np.random.default_rng(seed)
+        self.env = gymnasium.make(VECTOR_ID)
+        _, self.info = self.env.reset(seed=seed)
+
+    def play(self, steps: int) -> None:
+        env, rng, info = self.env, self.rng, self.info
+        for _ in range(steps):
+            valid = np.flatnonzero(info["action_mask"])
+            action = int(valid[int(rng.integers(valid.size))]) if valid.size else 0
+            _, _, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                _, info = env.reset()
+        self.info = info
+
+    def play_for(self, seconds: float) -> Tuple[int, float]:
+        """Play in slices of `_SLICE` steps until `seconds` have passed; the
+        steps played and the seconds they took."""
+        steps = 0
+        started = time.perf_counter()
+        while True:
+            self.play(_SLICE)
+            steps += _SLICE
+            elapsed = time.perf_counter() - started
+            if elapsed >= seconds:
+                return steps, elapsed
+
+    def close(self) -> None:
+        self.env.close()
 
 
-def _independent_worker(steps: int, seed: int, start: Any, results: Any) -> None:
-    _masked_random_gym_steps(steps // 10, seed)  # imports and warm-up, not timed
+_SLICE = 20
+
+
+def _independent_worker(seconds: float, seed: int, start: Any, results: Any) -> None:
+    player = _MaskedRandomPlayer(seed)
+    player.play_for(seconds / 4)  # imports and warm-up, not timed
     start.wait()
-    started = time.perf_counter()
-    _masked_random_gym_steps(steps, seed)
-    results.put((started, time.perf_counter()))
+    steps, elapsed = player.play_for(seconds)
+    player.close()
+    results.put(steps / elapsed)
 
 
-def independent_processes(steps: int, workers: int) -> float:
-    """Total steps/s of `workers` spawned processes that each play `steps` steps
-    of their own env at the same time (from the first start to the last end)."""
+def independent_processes(seconds: float, workers: int) -> float:
+    """Total steps/s of `workers` spawned processes, each playing its own env
+    (its own seed) for the same `seconds`, all started together at a barrier
+    after a warm-up: the sum of their rates over a window in which all of them
+    run, as in training, where every worker keeps playing."""
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
     start = context.Barrier(workers)
     results = context.Queue()
     processes = [
-        context.Process(target=_independent_worker, args=(steps, SEED + i, start, results))
+        context.Process(target=_independent_worker, args=(seconds, SEED + i, start, results))
         for i in range(workers)
     ]
     for process in processes:
         process.start()
-    spans: List[Tuple[float, float]] = [results.get() for _ in processes]
+    rates: List[float] = [results.get() for _ in processes]
     for process in processes:
         process.join()
-    first = min(began for began, _ in spans)
-    last = max(ended for _, ended in spans)
-    return steps * workers / (last - first)
+    return float(sum(rates))
 
 
-def vector_scaling(steps: int) -> Optional[VectorResult]:
-    """Steps/s of one `mathy-poly-normal-v0` env, of two independent processes
-    each playing one, and of a 2-worker `gymnasium.vector.AsyncVectorEnv`, masked
-    random actions from `info["action_mask"]` (None when gymnasium is not
-    installed)."""
-    try:
-        import gymnasium
-    except ImportError:
-        return None
+def _async_vector_rate(seconds: float, workers: int) -> float:
+    """Steps/s of a `workers`-worker `gymnasium.vector.AsyncVectorEnv` of
+    `VECTOR_ID` envs, stepped with masked random actions for `seconds` after a
+    warm-up."""
+    import gymnasium
+
     import mathy_envs.gym  # noqa: F401  (registers the ids)
-
-    workers = 2
-    _masked_random_gym_steps(steps // 10, SEED)  # warm-up, not timed
-    single = steps / _masked_random_gym_steps(steps, SEED)
-    processes = independent_processes(steps, workers)
 
     rng = np.random.default_rng(SEED)
     vector = gymnasium.vector.AsyncVectorEnv(
@@ -271,13 +285,48 @@ def vector_scaling(steps: int) -> Optional[VectorResult]:
     )
     try:
         _, infos = vector.reset(seed=SEED)
+        batches = 0
         started = time.perf_counter()
-        for _ in range(steps // workers):
-            actions = sample_valid_actions(infos["action_mask"], rng)
-            _, _, _, _, infos = vector.step(actions)
-        batched = (steps // workers) * workers / (time.perf_counter() - started)
+        warm_up = True
+        while True:
+            for _ in range(_SLICE):
+                actions = sample_valid_actions(infos["action_mask"], rng)
+                _, _, _, _, infos = vector.step(actions)
+            batches += _SLICE
+            elapsed = time.perf_counter() - started
+            if warm_up and elapsed >= seconds / 4:
+                warm_up, batches, started = False, 0, time.perf_counter()
+            elif not warm_up and elapsed >= seconds:
+                return batches * workers / elapsed
     finally:
         vector.close()
+
+
+def vector_scaling(seconds: float, repeats: int = 1) -> Optional[VectorResult]:
+    """Steps/s of `mathy-poly-normal-v0` played with masked random actions for
+    `seconds`: one spawned process, two independent spawned processes each
+    playing its own env, and a 2-worker `gymnasium.vector.AsyncVectorEnv`
+    (None when gymnasium is not installed). The three are measured the same
+    way, one after the other, in each of `repeats` rounds; each number is the
+    median of its rounds. (Not the best: a lone process runs on whichever core
+    is free, and on a machine whose cores differ in speed the best of several
+    lone runs is the faster core's speed, which two processes cannot both
+    have.)"""
+    try:
+        import gymnasium  # noqa: F401
+    except ImportError:
+        return None
+
+    workers = 2
+    rounds = [
+        (
+            independent_processes(seconds, 1),
+            independent_processes(seconds, workers),
+            _async_vector_rate(seconds, workers),
+        )
+        for _ in range(repeats)
+    ]
+    single, processes, batched = (float(np.median(rates)) for rates in zip(*rounds))
     return VectorResult(
         VECTOR_ID,
         workers,
@@ -294,8 +343,9 @@ Progress = Callable[[str], None]
 
 
 def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResult:
-    """Every number is the best of `repeats` runs: on a shared machine the fastest
-    run is the one least disturbed by other work."""
+    """Every single-process number is the best of `repeats` runs: on a shared
+    machine the fastest run is the one least disturbed by other work. The
+    several-cores numbers are medians (see `vector_scaling`)."""
     report: Progress = progress if progress is not None else (lambda _: None)
     steps = 400 if quick else 3000
     repeats = 1 if quick else 3
@@ -323,7 +373,7 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
     states = MEMORY_STATES // 10 if quick else MEMORY_STATES
     memory = memory_mb(states)
     report(f"[{parts}/{parts}] several cores: processes and vector envs")
-    vector = vector_scaling(1000 if quick else 6000)
+    vector = vector_scaling(0.5 if quick else 3.0, repeats)
     return BenchResult(
         workloads=results,
         observation_us=observation_us,

@@ -6,7 +6,7 @@ import re
 import subprocess
 import sys
 import time
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import pytest
 from mathy_core import ExpressionParser
@@ -328,7 +328,7 @@ def test_bench_pieces_return_positive_numbers() -> None:
 
 @pytest.mark.slow
 def test_bench_measures_one_process_independent_processes_and_a_vector_env() -> None:
-    result = vector_scaling(200)
+    result = vector_scaling(0.2)
     assert result is not None and result.workers == 2
     assert result.single_steps_per_second > 0
     assert result.processes_steps_per_second > 0
@@ -339,6 +339,32 @@ def test_bench_measures_one_process_independent_processes_and_a_vector_env() -> 
     assert result.speedup == pytest.approx(
         result.vector_steps_per_second / result.single_steps_per_second
     )
+
+
+def test_bench_several_cores_numbers_are_medians_of_their_rounds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import mathy_envs.bench as bench_module
+
+    lone = iter([900.0, 1000.0, 3000.0])
+    pairs = iter([1700.0, 2000.0, 1900.0])
+    vectors = iter([500.0, 700.0, 600.0])
+    asked: List[Tuple[float, int]] = []
+
+    def processes(seconds: float, workers: int) -> float:
+        asked.append((seconds, workers))
+        return next(lone) if workers == 1 else next(pairs)
+
+    monkeypatch.setattr(bench_module, "independent_processes", processes)
+    monkeypatch.setattr(bench_module, "_async_vector_rate", lambda seconds, workers: next(vectors))
+    result = vector_scaling(2.5, repeats=3)
+    assert result is not None
+    assert asked == [(2.5, 1), (2.5, 2)] * 3
+    assert result.single_steps_per_second == 1000.0
+    assert result.processes_steps_per_second == 1900.0
+    assert result.vector_steps_per_second == 600.0
+    assert result.processes_speedup == pytest.approx(1.9)
+    assert result.speedup == pytest.approx(0.6)
 
 
 # -- bad input ------------------------------------------------------------------
@@ -434,7 +460,7 @@ def _fast_bench(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bench_module, "floor_seconds", lambda env, taken: 0.25)
     monkeypatch.setattr(bench_module, "observation_micros", lambda repeats: {"flat": 1.0})
     monkeypatch.setattr(bench_module, "memory_mb", lambda count: 2.0)
-    monkeypatch.setattr(bench_module, "vector_scaling", lambda steps: None)
+    monkeypatch.setattr(bench_module, "vector_scaling", lambda seconds, repeats: None)
 
 
 def test_bench_reports_each_part_as_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
