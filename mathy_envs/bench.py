@@ -13,6 +13,7 @@ state's valid moves), on trees parsed and listed beforehand.
 
 import gc
 import json
+import os
 import time
 import sys
 import types
@@ -198,17 +199,23 @@ def memory_mb(count: int) -> float:
     return held_bytes([states]) / 2**20
 
 
+def _make_env(env_id: str = VECTOR_ID) -> Any:
+    """A Gymnasium env of `env_id`; importable by name, so spawned workers
+    (which start without the ids registered) can build it."""
+    import gymnasium
+
+    import mathy_envs.gym  # noqa: F401  (registers the ids)
+
+    return gymnasium.make(env_id)
+
+
 class _MaskedRandomPlayer:
-    """One `VECTOR_ID` env played with masked random actions from
+    """One Gymnasium env played with masked random actions from
     `info["action_mask"]`, resetting when an episode ends."""
 
-    def __init__(self, seed: int) -> None:
-        import gymnasium
-
-        import mathy_envs.gym  # noqa: F401  (registers the ids)
-
+    def __init__(self, seed: int, env_id: str = VECTOR_ID) -> None:
         self.rng = np.random.default_rng(seed)
-        self.env = gymnasium.make(VECTOR_ID)
+        self.env = _make_env(env_id)
         _, self.info = self.env.reset(seed=seed)
 
     def play(self, steps: int) -> None:
@@ -238,66 +245,111 @@ class _MaskedRandomPlayer:
 
 
 _SLICE = 20
+_START_SECONDS = 120.0
+"""How long spawned workers may take to start (imports, env, warm-up)."""
 
 
-def _independent_worker(seconds: float, seed: int, start: Any, results: Any) -> None:
-    player = _MaskedRandomPlayer(seed)
-    player.play_for(seconds / 4)  # imports and warm-up, not timed
-    start.wait()
-    steps, elapsed = player.play_for(seconds)
-    player.close()
-    results.put(steps / elapsed)
+def _independent_worker(
+    seconds: float, seed: int, core: Optional[int], env_id: str, start: Any, results: Any
+) -> None:
+    try:
+        if core is not None:
+            os.sched_setaffinity(0, {core})
+        player = _MaskedRandomPlayer(seed, env_id)
+        player.play_for(seconds / 4)  # imports and warm-up, not timed
+        start.wait(_START_SECONDS)
+        steps, elapsed = player.play_for(seconds)
+        player.close()
+        results.put((True, steps / elapsed))
+    except BaseException as error:  # told to the parent, which raises it
+        results.put((False, f"{type(error).__name__}: {error}"[:300]))
+        start.abort()  # after the put, so the parent hears this error first
 
 
-def independent_processes(seconds: float, workers: int) -> float:
+def independent_processes(
+    seconds: float, workers: int, core: Optional[int] = None, env_id: str = VECTOR_ID
+) -> float:
     """Total steps/s of `workers` spawned processes, each playing its own env
     (its own seed) for the same `seconds`, all started together at a barrier
     after a warm-up: the sum of their rates over a window in which all of them
-    run, as in training, where every worker keeps playing."""
+    run, as in training, where every worker keeps playing. `core` pins every
+    worker to that CPU (Linux). Raises RuntimeError with a worker's error when
+    one fails or does not start in time."""
     import multiprocessing
+    import queue
 
     context = multiprocessing.get_context("spawn")
     start = context.Barrier(workers)
     results = context.Queue()
     processes = [
-        context.Process(target=_independent_worker, args=(seconds, SEED + i, start, results))
+        context.Process(
+            target=_independent_worker,
+            args=(seconds, SEED + i, core, env_id, start, results),
+            daemon=True,
+        )
         for i in range(workers)
     ]
-    for process in processes:
-        process.start()
-    rates: List[float] = [results.get() for _ in processes]
-    for process in processes:
-        process.join()
+    deadline = time.monotonic() + _START_SECONDS + 2 * seconds
+    rates: List[float] = []
+    try:
+        for process in processes:
+            process.start()
+        while len(rates) < workers:
+            try:
+                ok, value = results.get(timeout=0.5)
+            except queue.Empty:
+                crashed = [p.exitcode for p in processes if p.exitcode not in (None, 0)]
+                if crashed:
+                    raise RuntimeError(f"a benchmark worker exited with code {crashed[0]}")
+                if time.monotonic() > deadline:
+                    raise RuntimeError("benchmark workers did not finish in time")
+                continue
+            if not ok:
+                raise RuntimeError(f"a benchmark worker failed: {value}")
+            rates.append(value)
+    finally:
+        for process in processes:
+            if process.is_alive() and len(rates) < workers:
+                process.terminate()
+            process.join()
     return float(sum(rates))
 
 
+def _lone_cores(workers: int) -> List[Optional[int]]:
+    """The CPUs one lone process is timed on, one after the other: the first
+    `workers` this process may run on (Linux), or [None] (unpinned)."""
+    if not hasattr(os, "sched_getaffinity"):
+        return [None]
+    cores: List[Optional[int]] = [*sorted(os.sched_getaffinity(0))[:workers]]
+    return cores
+
+
 def _async_vector_rate(seconds: float, workers: int) -> float:
-    """Steps/s of a `workers`-worker `gymnasium.vector.AsyncVectorEnv` of
-    `VECTOR_ID` envs, stepped with masked random actions for `seconds` after a
-    warm-up."""
+    """Env steps/s of a `workers`-worker `gymnasium.vector.AsyncVectorEnv` of
+    `VECTOR_ID` envs in spawned workers, stepped with masked random actions for
+    `seconds` after a warm-up. A step that only resets a sub-env (Gymnasium's
+    default next-step autoreset) is not counted."""
     import gymnasium
 
-    import mathy_envs.gym  # noqa: F401  (registers the ids)
-
     rng = np.random.default_rng(SEED)
-    vector = gymnasium.vector.AsyncVectorEnv(
-        [lambda: gymnasium.make(VECTOR_ID) for _ in range(workers)]
-    )
+    vector = gymnasium.vector.AsyncVectorEnv([_make_env] * workers, context="spawn")
     try:
         _, infos = vector.reset(seed=SEED)
-        batches = 0
+        resetting: npt.NDArray[np.bool_] = np.zeros(workers, dtype=bool)
+        played = 0
         started = time.perf_counter()
         warm_up = True
         while True:
             for _ in range(_SLICE):
                 actions = sample_valid_actions(infos["action_mask"], rng)
-                _, _, _, _, infos = vector.step(actions)
-            batches += _SLICE
+                _, _, terminated, truncated, infos = vector.step(actions)
+                played += workers - int(resetting.sum())
+                resetting = terminated | truncated
             elapsed = time.perf_counter() - started
             if warm_up and elapsed >= seconds / 4:
-                warm_up, batches, started = False, 0, time.perf_counter()
+                warm_up, played, started = False, 0, time.perf_counter()
             elif not warm_up and elapsed >= seconds:
-                return batches * workers / elapsed
+                return played / elapsed
     finally:
         vector.close()
 
@@ -306,21 +358,24 @@ def vector_scaling(seconds: float, repeats: int = 1) -> Optional[VectorResult]:
     """Steps/s of `mathy-poly-normal-v0` played with masked random actions for
     `seconds`: one spawned process, two independent spawned processes each
     playing its own env, and a 2-worker `gymnasium.vector.AsyncVectorEnv`
-    (None when gymnasium is not installed). The three are measured the same
-    way, one after the other, in each of `repeats` rounds; each number is the
-    median of its rounds. (Not the best: a lone process runs on whichever core
-    is free, and on a machine whose cores differ in speed the best of several
-    lone runs is the faster core's speed, which two processes cannot both
-    have.)"""
+    (None when gymnasium is not installed), measured one after the other in
+    each of `repeats` rounds; each number is the median of its rounds.
+
+    Cores can differ in speed, so on Linux the one process is timed pinned to
+    each of the first two CPUs this process may use, and its steps/s is the
+    mean of those: a lone unpinned process runs at the speed of whichever core
+    it lands on, and the best of several such runs is the faster core's, which
+    two processes cannot both have."""
     try:
         import gymnasium  # noqa: F401
     except ImportError:
         return None
 
     workers = 2
+    cores = _lone_cores(workers)
     rounds = [
         (
-            independent_processes(seconds, 1),
+            float(np.mean([independent_processes(seconds, 1, core) for core in cores])),
             independent_processes(seconds, workers),
             _async_vector_rate(seconds, workers),
         )

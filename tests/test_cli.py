@@ -346,25 +346,102 @@ def test_bench_several_cores_numbers_are_medians_of_their_rounds(
 ) -> None:
     import mathy_envs.bench as bench_module
 
-    lone = iter([900.0, 1000.0, 3000.0])
+    # one process, pinned to core 0 then core 1, in each of three rounds
+    lone = iter([800.0, 1000.0, 1000.0, 1000.0, 3000.0, 3000.0])
     pairs = iter([1700.0, 2000.0, 1900.0])
     vectors = iter([500.0, 700.0, 600.0])
-    asked: List[Tuple[float, int]] = []
+    asked: List[Tuple[float, int, Optional[int]]] = []
 
-    def processes(seconds: float, workers: int) -> float:
-        asked.append((seconds, workers))
+    def processes(seconds: float, workers: int, core: Optional[int] = None) -> float:
+        asked.append((seconds, workers, core))
         return next(lone) if workers == 1 else next(pairs)
 
+    monkeypatch.setattr(bench_module, "_lone_cores", lambda workers: [0, 1])
     monkeypatch.setattr(bench_module, "independent_processes", processes)
     monkeypatch.setattr(bench_module, "_async_vector_rate", lambda seconds, workers: next(vectors))
     result = vector_scaling(2.5, repeats=3)
     assert result is not None
-    assert asked == [(2.5, 1), (2.5, 2)] * 3
-    assert result.single_steps_per_second == 1000.0
+    assert asked == [(2.5, 1, 0), (2.5, 1, 1), (2.5, 2, None)] * 3
+    assert result.single_steps_per_second == 1000.0  # median of 900, 1000, 3000
     assert result.processes_steps_per_second == 1900.0
     assert result.vector_steps_per_second == 600.0
     assert result.processes_speedup == pytest.approx(1.9)
     assert result.speedup == pytest.approx(0.6)
+
+
+def test_bench_masked_random_player_plays_whole_slices_for_the_time_asked() -> None:
+    from mathy_envs.bench import _SLICE, _MaskedRandomPlayer
+
+    player = _MaskedRandomPlayer(seed=3)
+    steps, elapsed = player.play_for(0.05)
+    player.close()
+    assert steps > 0 and steps % _SLICE == 0
+    assert elapsed >= 0.05
+
+
+def test_bench_vector_rate_does_not_count_steps_that_only_reset(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import numpy as np
+
+    import mathy_envs.bench as bench_module
+
+    class FakeClock:
+        now = 0.0
+
+        def perf_counter(self) -> float:
+            self.now += 1.0
+            return self.now
+
+    class FakeVector:
+        """Sub-env 0 ends an episode on every even step, so (with next-step
+        autoreset) every odd step of it only resets; sub-env 1 never ends."""
+
+        def __init__(self, fns: List[object], context: str) -> None:
+            assert context == "spawn"
+            self.index = 0
+
+        def reset(self, seed: int) -> Tuple[None, Dict[str, np.ndarray]]:
+            return None, {"action_mask": np.ones((2, 3), dtype=bool)}
+
+        def step(self, actions: np.ndarray) -> Tuple[object, ...]:
+            terminated = np.array([self.index % 2 == 0, False])
+            self.index += 1
+            infos = {"action_mask": np.ones((2, 3), dtype=bool)}
+            return None, np.zeros(2), terminated, np.zeros(2, dtype=bool), infos
+
+        def close(self) -> None:
+            pass
+
+    import gymnasium
+
+    monkeypatch.setattr(bench_module, "time", FakeClock())
+    monkeypatch.setattr(gymnasium.vector, "AsyncVectorEnv", FakeVector)
+    # The clock ticks one second per reading: the warm-up ends after the first
+    # slice of 20 steps, then four slices (steps 20 to 99) make the 4 seconds
+    # timed: 160 sub-env steps, of which the 40 odd steps of sub-env 0 only reset.
+    assert bench_module._async_vector_rate(4.0, 2) == pytest.approx(120 / 4)
+
+
+def test_bench_worker_failure_is_raised_not_waited_for() -> None:
+    import threading
+
+    from mathy_envs.bench import independent_processes
+
+    raised: List[BaseException] = []
+
+    def measure() -> None:
+        try:
+            independent_processes(0.1, 2, env_id="mathy-nope-v0")
+        except BaseException as error:
+            raised.append(error)
+
+    thread = threading.Thread(target=measure, daemon=True)
+    thread.start()
+    thread.join(120)  # a worker's start takes about a second
+    assert not thread.is_alive(), "independent_processes hung after a worker failed"
+    assert len(raised) == 1 and isinstance(raised[0], RuntimeError)
+    assert "mathy-nope" in str(raised[0])
 
 
 # -- bad input ------------------------------------------------------------------
