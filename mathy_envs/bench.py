@@ -17,8 +17,9 @@ import os
 import time
 import sys
 import types
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from typing import IO, Any, Callable, Dict, List, Optional, Set, Tuple, Type
+from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Type
 
 import numpy as np
 import numpy.typing as npt
@@ -250,73 +251,102 @@ _START_SECONDS = 120.0
 
 
 def _independent_worker(
-    seconds: float, seed: int, core: Optional[int], env_id: str, start: Any, results: Any
+    index: int, seconds: float, env_id: str, start: Any, results: Any
 ) -> None:
     try:
-        if core is not None:
-            os.sched_setaffinity(0, {core})
-        player = _MaskedRandomPlayer(seed, env_id)
+        player = _MaskedRandomPlayer(SEED + index, env_id)
         player.play_for(seconds / 4)  # imports and warm-up, not timed
         start.wait(_START_SECONDS)
         steps, elapsed = player.play_for(seconds)
         player.close()
-        results.put((True, steps / elapsed))
+        results.put((index, True, steps / elapsed))
     except BaseException as error:  # told to the parent, which raises it
-        results.put((False, f"{type(error).__name__}: {error}"[:300]))
-        start.abort()  # after the put, so the parent hears this error first
+        results.put((index, False, f"{type(error).__name__}: {error}"[:300]))
+
+
+@contextmanager
+def _pinned(core: Optional[int]) -> Iterator[None]:
+    """Run the block on CPU `core` alone (Linux; nothing when None): the
+    calling thread's affinity, which processes started in the block inherit."""
+    if core is None:
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {core})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def _exit_reason(code: int) -> str:
+    return f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
 
 
 def independent_processes(
-    seconds: float, workers: int, core: Optional[int] = None, env_id: str = VECTOR_ID
+    seconds: float,
+    workers: int,
+    cores: Optional[Sequence[Optional[int]]] = None,
+    env_id: str = VECTOR_ID,
 ) -> float:
     """Total steps/s of `workers` spawned processes, each playing its own env
     (its own seed) for the same `seconds`, all started together at a barrier
     after a warm-up: the sum of their rates over a window in which all of them
-    run, as in training, where every worker keeps playing. `core` pins every
-    worker to that CPU (Linux). Raises RuntimeError with a worker's error when
-    one fails or does not start in time."""
+    run, as in training, where every worker keeps playing. `cores[i]` pins
+    worker `i` to that CPU (Linux). Raises RuntimeError with a worker's error
+    when one fails, dies or does not finish in time."""
     import multiprocessing
     import queue
 
+    pins = list(cores) if cores is not None else [None] * workers
+    if len(pins) != workers:
+        raise ValueError(f"cores names {len(pins)} CPUs for {workers} workers")
     context = multiprocessing.get_context("spawn")
     start = context.Barrier(workers)
     results = context.Queue()
     processes = [
         context.Process(
-            target=_independent_worker,
-            args=(seconds, SEED + i, core, env_id, start, results),
-            daemon=True,
+            target=_independent_worker, args=(i, seconds, env_id, start, results), daemon=True
         )
         for i in range(workers)
     ]
     deadline = time.monotonic() + _START_SECONDS + 2 * seconds
-    rates: List[float] = []
+    rates: Dict[int, float] = {}
+    started: List[Any] = []
     try:
-        for process in processes:
-            process.start()
+        for process, core in zip(processes, pins):
+            with _pinned(core):
+                process.start()
+            started.append(process)
         while len(rates) < workers:
             try:
-                ok, value = results.get(timeout=0.5)
+                index, ok, value = results.get(timeout=0.5)
             except queue.Empty:
-                crashed = [p.exitcode for p in processes if p.exitcode not in (None, 0)]
-                if crashed:
-                    raise RuntimeError(f"a benchmark worker exited with code {crashed[0]}")
+                for index, process in enumerate(processes):
+                    if index not in rates and process.exitcode is not None:
+                        raise RuntimeError(
+                            f"a benchmark worker {_exit_reason(process.exitcode)}"
+                        ) from None
                 if time.monotonic() > deadline:
-                    raise RuntimeError("benchmark workers did not finish in time")
+                    raise RuntimeError("benchmark workers did not finish in time") from None
                 continue
             if not ok:
                 raise RuntimeError(f"a benchmark worker failed: {value}")
-            rates.append(value)
+            rates[index] = value
     finally:
-        for process in processes:
-            if process.is_alive() and len(rates) < workers:
+        failed = len(rates) < workers
+        for process in started:
+            if failed and process.is_alive():
                 process.terminate()
-            process.join()
-    return float(sum(rates))
+            process.join(5.0)
+            if process.is_alive():
+                process.kill()
+                process.join()
+    return float(sum(rates.values()))
 
 
 def _lone_cores(workers: int) -> List[Optional[int]]:
-    """The CPUs one lone process is timed on, one after the other: the first
+    """The CPUs to time one lone process on, one after the other: the first
     `workers` this process may run on (Linux), or [None] (unpinned)."""
     if not hasattr(os, "sched_getaffinity"):
         return [None]
@@ -324,34 +354,71 @@ def _lone_cores(workers: int) -> List[Optional[int]]:
     return cores
 
 
+_STEP_SECONDS = 60.0
+"""How long a vector env may take to answer one reset or step."""
+
+
 def _async_vector_rate(seconds: float, workers: int) -> float:
     """Env steps/s of a `workers`-worker `gymnasium.vector.AsyncVectorEnv` of
     `VECTOR_ID` envs in spawned workers, stepped with masked random actions for
-    `seconds` after a warm-up. A step that only resets a sub-env (Gymnasium's
-    default next-step autoreset) is not counted."""
+    `seconds` after a warm-up. A step that only resets a sub-env (next-step
+    autoreset, Gymnasium's default) is not counted. Raises RuntimeError when a
+    worker fails, dies or does not answer in time."""
     import gymnasium
 
     rng = np.random.default_rng(SEED)
-    vector = gymnasium.vector.AsyncVectorEnv([_make_env] * workers, context="spawn")
+    vector = gymnasium.vector.AsyncVectorEnv(
+        [_make_env] * workers,
+        context="spawn",
+        autoreset_mode=gymnasium.vector.AutoresetMode.NEXT_STEP,
+    )
+    failed = True
     try:
-        _, infos = vector.reset(seed=SEED)
+        vector.reset_async(seed=SEED)
+        _, infos = vector.reset_wait(timeout=_START_SECONDS)
         resetting: npt.NDArray[np.bool_] = np.zeros(workers, dtype=bool)
         played = 0
         started = time.perf_counter()
         warm_up = True
         while True:
             for _ in range(_SLICE):
-                actions = sample_valid_actions(infos["action_mask"], rng)
-                _, _, terminated, truncated, infos = vector.step(actions)
+                vector.step_async(sample_valid_actions(infos["action_mask"], rng))
+                _, _, terminated, truncated, infos = vector.step_wait(timeout=_STEP_SECONDS)
                 played += workers - int(resetting.sum())
                 resetting = terminated | truncated
             elapsed = time.perf_counter() - started
             if warm_up and elapsed >= seconds / 4:
                 warm_up, played, started = False, 0, time.perf_counter()
             elif not warm_up and elapsed >= seconds:
+                failed = False
                 return played / elapsed
+    except Exception as error:
+        raise RuntimeError(
+            f"the AsyncVectorEnv benchmark failed: {type(error).__name__}: {error}"[:300]
+        ) from error
     finally:
-        vector.close()
+        if failed:
+            _abandon(vector)
+        else:
+            vector.close()
+
+
+def _abandon(vector: Any) -> None:
+    """Stop a failed `AsyncVectorEnv`'s workers and close its pipes. Its own
+    `close` first waits for the pending call's answer, which a dead worker
+    never sends (and a stuck one sends late)."""
+    for process in vector.processes:
+        if process.is_alive():
+            process.terminate()
+    for process in vector.processes:
+        process.join(5.0)
+        if process.is_alive():
+            process.kill()
+            process.join()
+    for pipe in vector.parent_pipes:
+        if pipe is not None:
+            pipe.close()
+    vector.closed = True  # nothing is left for close() (or garbage collection) to do
 
 
 def vector_scaling(seconds: float, repeats: int = 1) -> Optional[VectorResult]:
@@ -362,10 +429,11 @@ def vector_scaling(seconds: float, repeats: int = 1) -> Optional[VectorResult]:
     each of `repeats` rounds; each number is the median of its rounds.
 
     Cores can differ in speed, so on Linux the one process is timed pinned to
-    each of the first two CPUs this process may use, and its steps/s is the
-    mean of those: a lone unpinned process runs at the speed of whichever core
-    it lands on, and the best of several such runs is the faster core's, which
-    two processes cannot both have."""
+    each of the first two CPUs this process may use, its steps/s the mean of
+    those, and the two processes are pinned one to each: a lone unpinned
+    process runs at the speed of whichever core it lands on, and the best of
+    several such runs is the faster core's, which two processes cannot both
+    have."""
     try:
         import gymnasium  # noqa: F401
     except ImportError:
@@ -373,10 +441,11 @@ def vector_scaling(seconds: float, repeats: int = 1) -> Optional[VectorResult]:
 
     workers = 2
     cores = _lone_cores(workers)
+    pair = cores if len(cores) == workers else None
     rounds = [
         (
-            float(np.mean([independent_processes(seconds, 1, core) for core in cores])),
-            independent_processes(seconds, workers),
+            float(np.mean([independent_processes(seconds, 1, [core]) for core in cores])),
+            independent_processes(seconds, workers, pair),
             _async_vector_rate(seconds, workers),
         )
         for _ in range(repeats)
