@@ -113,6 +113,20 @@ def _pinned(core: Optional[int]) -> Iterator[None]:
         os.sched_setaffinity(0, before)
 
 
+def _stop(processes: Sequence[Any], terminate: bool) -> None:
+    """Wait for `processes` to end, first telling them to (SIGTERM) when
+    `terminate`; one still running after 5 seconds is killed."""
+    if terminate:
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+    for process in processes:
+        process.join(5.0)
+        if process.is_alive():
+            process.kill()
+            process.join()
+
+
 def _exit_reason(code: int) -> str:
     return f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
 
@@ -171,14 +185,7 @@ def independent_processes(
                 raise RuntimeError(f"a benchmark worker failed: {value}")
             rates[index] = value
     finally:
-        failed = len(rates) < workers
-        for process in started:
-            if failed and process.is_alive():
-                process.terminate()
-            process.join(5.0)
-            if process.is_alive():
-                process.kill()
-                process.join()
+        _stop(started, terminate=len(rates) < workers)
     return float(sum(rates.values()))
 
 
@@ -243,14 +250,7 @@ def _abandon(vector: Any) -> None:
     """Stop a failed `AsyncVectorEnv`'s workers and close its pipes. Its own
     `close` first waits for the pending call's answer, which a dead worker
     never sends (and a stuck one sends late)."""
-    for process in vector.processes:
-        if process.is_alive():
-            process.terminate()
-    for process in vector.processes:
-        process.join(5.0)
-        if process.is_alive():
-            process.kill()
-            process.join()
+    _stop(vector.processes, terminate=True)
     for pipe in vector.parent_pipes:
         if pipe is not None:
             pipe.close()
