@@ -6,18 +6,20 @@ import numpy as np
 import numpy.typing as npt
 from mathy_core import BaseRule, ExpressionParser, MathExpression
 
-from .limits import quote
+from .limits import MAX_RULES, quote, shorten, type_name
 from .masks import MaskArray, MaskCache, Sweep, checked_mask
 from .parsing import (
     ExpressionCache,
     ParsedExpression,
     admit,
+    copy_tree,
     default_parser,
     expression_cache,
     node_at_index,
-    parse_text,
+    private_entry,
 )
 from .state import MathyEnvState, check_state
+from .trees import check_tree
 from .types import ActionType
 
 ActionInput = Union[int, np.integer[Any], Tuple[int, int], Sequence[int]]
@@ -159,6 +161,10 @@ class ActionSpace:
             isinstance(rule, BaseRule) for rule in rules
         ):
             raise ValueError(f"rules must be a list of mathy_core rules, got {quote(rules)}")
+        if len(rules) > MAX_RULES:
+            raise ValueError(
+                f"rules holds {len(rules)} rules, more than MAX_RULES={MAX_RULES}"
+            )
         self._rules = list(rules)
         self._masks.clear()
 
@@ -168,6 +174,10 @@ class ActionSpace:
 
     @parser.setter
     def parser(self, parser: ExpressionParser) -> None:
+        if not isinstance(parser, ExpressionParser):
+            raise ValueError(
+                f"parser must be a mathy_core ExpressionParser, got {type_name(parser)}"
+            )
         self._parser = parser
         self._masks.clear()
 
@@ -194,11 +204,9 @@ class ActionSpace:
         return len(self._rules) * self.max_seq_len
 
     def parse(self, text: str) -> ParsedExpression:
-        """The cached parse of `text`. Its `.tree` is shared and read-only: clone it
-        before changing it."""
-        parsed = self._expressions.parse(text)
-        parsed.shared = True
-        return parsed
+        """The parse of `text` (admitted against the supported range), over a
+        private copy of the cached tree: yours to keep and change."""
+        return private_entry(self._expressions.parse(text))
 
     def node_count(self, text: str) -> int:
         """The number of nodes of the parsed `text`."""
@@ -218,9 +226,7 @@ class ActionSpace:
             raise ValueError(
                 f"{type(self).__name__} does not support equations: {quote(text)}"
             )
-        return checked_mask(
-            sweep, parsed, self._expressions, lambda: parse_text(self._parser, text)
-        )
+        return checked_mask(sweep, parsed, self._expressions, lambda: copy_tree(parsed.tree))
 
     def get_valid_moves(self, env_state: MathyEnvState) -> List[List[int]]:
         """A `num_rules x num_nodes` 0/1 matrix: row `r`, column `i` is 1 when rule
@@ -232,19 +238,55 @@ class ActionSpace:
         expression: MathExpression,
         rule_list: Optional[List[Type[BaseRule]]] = None,
     ) -> List[List[int]]:
-        """The valid-move matrix of an expression tree (`num_rules x num_nodes`).
-        With `rule_list`, rows of rules of other types are all zero."""
-        if not isinstance(expression, MathExpression):
+        """The valid-move matrix of an expression tree (`num_rules x num_nodes`):
+        column `i` is the `i`-th node of `expression` from the left. With
+        `rule_list` (rule classes), rows of rules of other types are all zero.
+
+        The tree `expression` belongs to may be built by hand: `ValueError` says
+        what is wrong when it is not well formed (see `mathy_envs.trees.check_tree`:
+        missing operands, children that are not nodes, constants that are not
+        numbers in range, cycles...) or is outside the supported range. A failure
+        of a user's subclass (of a node class, or of the int, float or str a
+        constant or variable holds) while the mask is computed is a `ValueError`
+        too."""
+        checked = check_tree(expression)
+        if rule_list is not None:
+            rule_list = _check_rule_list(rule_list)
+        try:
+            return self._actions_of_tree(checked.root, expression, rule_list)
+        except RecursionError:
+            # mathy_core prints trees recursively: a tree within MAX_DEPTH may
+            # still be too deep for what is left of the caller's stack.
             raise ValueError(
-                f"expression must be a mathy_core MathExpression, got {type(expression).__name__}"
-            )
-        if rule_list is not None and (
-            not isinstance(rule_list, (list, tuple))
-            or not all(isinstance(r, type) and issubclass(r, BaseRule) for r in rule_list)
-        ):
-            raise ValueError(f"rule_list must be a list of rule classes, got {quote(rule_list)}")
-        parsed = ParsedExpression(str(expression.get_root()), expression)
+                "expression is too deep for mathy_core to print from here "
+                "(it recurses once per level)"
+            ) from None
+        except ValueError:
+            raise
+        except Exception as error:
+            if not checked.foreign:
+                raise
+            # The code of a user's node class.
+            raise ValueError(
+                f"the actions of an expression holding nodes or values of classes "
+                f"other than mathy_core's (and int, float, str) can't be computed: "
+                f"{type_name(error)}: "
+                f"{shorten(_message(error))}"
+            ) from error
+
+    def _actions_of_tree(
+        self,
+        root: MathExpression,
+        expression: MathExpression,
+        rule_list: Optional[List[Type[BaseRule]]],
+    ) -> List[List[int]]:
+        """`get_actions_for_node` of a checked tree."""
+        parsed = ParsedExpression(str(root), expression)
         admit(parsed)
+        if parsed.has_equation and not self.supports_equations:
+            raise ValueError(
+                f"{type(self).__name__} does not support equations: {quote(parsed.text)}"
+            )
         mask = checked_mask(
             Sweep(self._rules, rule_list), parsed, self._expressions, expression.clone
         )
@@ -287,6 +329,31 @@ class ActionSpace:
             kind = f" for rule {rule.__name__}" if rule is not None else ""
             raise ValueError(f"no valid action{kind} in expression {quote(str(expression))}")
         return choices[int(self.np_random.integers(len(choices)))]
+
+
+def _check_rule_list(rule_list: Any) -> List[Type[BaseRule]]:
+    """`rule_list` as a list of rule classes, or a `ValueError`."""
+    if not isinstance(rule_list, (list, tuple)):
+        raise ValueError(
+            f"rule_list must be a list of rule classes (or None), got {quote(rule_list)}"
+        )
+    rules = list(rule_list)
+    for rule in rules:
+        if not (isinstance(rule, type) and issubclass(rule, BaseRule)):
+            hint = " (pass the class, not an instance)" if isinstance(rule, BaseRule) else ""
+            raise ValueError(
+                f"rule_list must be a list of rule classes, but it holds "
+                f"{quote(rule, 80)}{hint}"
+            )
+    return rules
+
+
+def _message(error: BaseException) -> str:
+    """`str(error)`, or the error's type name when that fails."""
+    try:
+        return str(error)
+    except Exception:
+        return type_name(error)
 
 
 __all__ = (

@@ -12,16 +12,26 @@ import numpy as np
 from mathy_core import BaseRule, ExpressionChangeRule, MathExpression
 
 from .actions import ActionInput, ActionSpace, sample_valid_action
-from .limits import DEFAULT_MAX_SEQ_LEN, check_max_seq_len, check_move_budget, quote
+from .limits import (
+    DEFAULT_MAX_SEQ_LEN,
+    check_max_seq_len,
+    check_move_budget,
+    quote,
+    shorten,
+    type_name,
+)
 from .masks import MaskCache
 from .observations import MathyObservation, MathyObservationUnion, ObservationType
 from .parsing import (
     apply_at,
+    copy_tree,
     default_parser,
+    is_library_code,
 )
 from .rewards import PENALIZING_RULES, EnvRewards, REWARDING_RULES, RewardScheme, win_signal
 from .rules import CORE_RULE_TYPES, core_rules
 from .rendering import Rendering
+from .settings import check_flag, check_real, check_seed
 from .state import MathyEnvState, MathyEnvStateStep, check_state
 from .time_step import TimeStep, is_terminal_transition
 from .types import ActionType, MathyEnvProblem, MathyEnvProblemArgs
@@ -90,20 +100,26 @@ class MathyEnv(ActionSpace, Rendering):
         preferred_term_commute: bool = False,
         seed: Optional[int] = None,
     ) -> None:
-        if invalid_action_response not in INVALID_ACTION_RESPONSES:
+        if not (
+            isinstance(invalid_action_response, str)
+            and invalid_action_response in INVALID_ACTION_RESPONSES
+        ):
             raise ValueError(
                 f"invalid_action_response must be one of "
                 f"{', '.join(repr(r) for r in INVALID_ACTION_RESPONSES)}; "
                 f"got {quote(invalid_action_response)}"
             )
-        check_max_seq_len(max_seq_len)
+        self.max_seq_len = check_max_seq_len(max_seq_len)
         self.max_moves = check_move_budget("max_moves", max_moves)
-        self.max_seq_len = max_seq_len
-        self.verbose = verbose
-        self.reward_discount = reward_discount
-        self.previous_state_penalty = previous_state_penalty
+        self.verbose = check_flag("verbose", verbose)
+        self.reward_discount = check_real("reward_discount", reward_discount, 0.0, 1.0)
+        self.previous_state_penalty = check_flag(
+            "previous_state_penalty", previous_state_penalty
+        )
         self.invalid_action_response = invalid_action_response
-        self.preferred_term_commute = preferred_term_commute
+        self.preferred_term_commute = check_flag(
+            "preferred_term_commute", preferred_term_commute
+        )
         """Whether commutative swap may reorder terms already in the preferred `4x`
         form."""
         self._masks = MaskCache()
@@ -120,10 +136,14 @@ class MathyEnv(ActionSpace, Rendering):
         """Reseed `np_random`, the generator every problem is drawn from."""
         if isinstance(seed, (bool, float)) or isinstance(seed, str):
             raise ValueError(f"seed must be an int or None, got {quote(seed, 40)}")
+        check_seed("seed", seed)
         try:
             self.np_random = np.random.default_rng(seed)
         except (TypeError, ValueError) as error:
-            raise ValueError(f"seed must be a non-negative int or None, got {quote(seed, 40)}: {error}") from None
+            raise ValueError(
+                f"seed must be a non-negative int or None, got {quote(seed, 40)}: "
+                f"{shorten(str(error))}"
+            ) from None
 
     @staticmethod
     def core_rules(preferred_term_commute: bool = False) -> List[BaseRule]:
@@ -161,7 +181,10 @@ class MathyEnv(ActionSpace, Rendering):
     ) -> Optional[TimeStep]:
         """An env's own verdict on a state (a win, usually), or None for no opinion.
 
-        `expression` is a shared, read-only tree: clone it before changing it.
+        `expression` is the state's expression tree. When this method is your own
+        code (defined outside mathy_envs), the tree is a private copy made for
+        this call: keep it or change it, nothing else sees it. The library's own
+        methods are given the cached tree, which they only read.
         """
         return None
 
@@ -179,12 +202,13 @@ class MathyEnv(ActionSpace, Rendering):
         `seed` reseeds `np_random` first. The problem is printed when
         `print_problem` and `verbose` are both set.
         """
-        if seed is not None:
-            self.seed(seed)
         if params is not None and not isinstance(params, MathyEnvProblemArgs):
             raise ValueError(
-                f"params must be MathyEnvProblemArgs or None, got {type(params).__name__}"
+                f"params must be MathyEnvProblemArgs or None, got {type_name(params)}"
             )
+        check_flag("print_problem", print_problem)
+        if seed is not None:
+            self.seed(seed)
         config = params if params is not None else MathyEnvProblemArgs()
         problem = self.problem_fn(config)
         state = self.state_from_problem(problem, config)
@@ -308,10 +332,32 @@ class MathyEnv(ActionSpace, Rendering):
 
     def _score(self, env_state: MathyEnvState, visits: int) -> TimeStep:
         """`get_state_transition` of a state whose text has been seen `visits`
-        times in its history (the current step included)."""
+        times in its history (the current step included).
+
+        The expression tree goes to user code (see `_judged_by_library`) as a
+        private copy: the cached tree is read by masks and observations and
+        handed to the next step to rewrite, so user code must neither change it
+        nor keep it."""
         tree = self._expressions.parse(env_state.agent.problem).tree
         features = self._features(env_state)
-        return self.reward_scheme.score(self, env_state, tree, visits, features)
+        scheme = self.reward_scheme
+        if not self._judged_by_library(scheme):
+            tree = copy_tree(tree)
+        return scheme.score(self, env_state, tree, visits, features)
+
+    def _judged_by_library(self, scheme: RewardScheme) -> bool:
+        """Whether every method that is given the expression tree when `scheme`
+        scores a state of this env is library code: the scheme's `score` and
+        `own_verdict`, the env's `transition_fn` and (a `GoalEnv`) `is_goal`.
+        Looked up on every call (about a microsecond), so a method set on an
+        instance or a scheme swapped in later counts too."""
+        is_goal = getattr(self, "is_goal", None)
+        return (
+            is_library_code(scheme.score)
+            and is_library_code(getattr(scheme, "own_verdict", None))
+            and is_library_code(self.transition_fn)
+            and (is_goal is None or is_library_code(is_goal))
+        )
 
     def _features(self, env_state: MathyEnvState) -> MathyObservation:
         """The observation a time step carries: the state's `MathyObservation`."""
@@ -414,7 +460,18 @@ class MathyEnv(ActionSpace, Rendering):
 
     def get_rule_from_timestep(self, time_step: MathyEnvStateStep) -> BaseRule:
         """The rule a history step applied."""
-        rule_index = time_step.action[0]
+        action = getattr(time_step, "action", None) if isinstance(time_step, tuple) else None
+        if not (
+            isinstance(action, tuple)
+            and len(action) == 2
+            and isinstance(action[0], (int, np.integer))
+            and not isinstance(action[0], (bool, np.bool_))
+        ):
+            raise ValueError(
+                "time_step must be a history step (MathyEnvStateStep) of a state, got "
+                f"{quote(time_step, 80)}"
+            )
+        rule_index = int(action[0])
         if not 0 <= rule_index < len(self._rules):
             raise ValueError(
                 f"history step {quote(time_step)} has no rule (index {rule_index})"

@@ -12,14 +12,19 @@ limits raises a `ValueError` naming the limit, before any expensive work.
 | `MAX_DEPTH` | 200 levels | mathy_core prints and copies trees recursively |
 | `MAX_CONSTANT` | 10**9 in absolute value | mathy_core factors coefficients by trial division |
 | `MAX_CONSTANT_DIGITS` | 15 significant digits | a float holds 15 digits exactly |
+| `MIN_CONSTANT` | about 2.2e-308 in absolute value, or 0 | smaller floats lose digits or read as 0 |
 | `MAX_RULES` | 64 rules | masks and observations hold one row per rule |
 
 A step whose result would break a limit, or hold a constant that is not exactly
 the value of the arithmetic that made it, is not a valid action.
 """
 
+import itertools
 import re
-from typing import Any
+import reprlib
+import sys
+from fractions import Fraction
+from typing import AbstractSet, Any, Dict
 
 MAX_TEXT_LENGTH = 2048
 MAX_NESTING = 64
@@ -28,6 +33,11 @@ MAX_DEPTH = 200
 MAX_CONSTANT = 10**9
 MAX_CONSTANT_DIGITS = 15
 MAX_RULES = 64
+MAX_MOVES = 10**9
+"""The largest move budget of an episode."""
+MIN_CONSTANT = sys.float_info.min
+"""The smallest nonzero constant (in absolute value): below it a float loses
+digits, and reads the smallest ones as 0."""
 DEFAULT_MAX_SEQ_LEN = 128
 """The default `max_seq_len`: the node count observations are padded to, and the
 largest generated problem."""
@@ -41,13 +51,91 @@ _LONG_NUMBER = re.compile(r"[0-9.]{%d,}" % (MAX_CONSTANT_DIGITS + 1))
 
 
 def quote(text: Any, limit: int = QUOTE_LENGTH) -> str:
-    """`repr(text)`, shortened to about `limit` characters for error messages."""
-    if isinstance(text, str) and len(text) > limit:
-        return f"{text[:limit]!r}... ({len(text)} characters)"
-    shown = repr(text)
+    """`repr(text)`, shortened to about `limit` characters for error messages.
+
+    Never fails and never runs long: a text is quoted from its first `limit`
+    characters, containers show their first items only (`reprlib`), and an
+    object whose `repr` raises (or recurses without end) is shown as
+    `<TypeName object>`, so a message never depends on a user's `repr`."""
+    if isinstance(text, str):
+        plain = str.__str__(text)  # a plain copy: a subclass's __repr__ never runs
+        if len(plain) > limit:
+            return f"{plain[:limit]!r}... ({len(plain)} characters)"
+        return repr(plain)
+    try:
+        shown = _LINE_BREAK.sub(" ", _BoundedRepr(limit).repr(text))
+    except Exception:  # RecursionError too
+        shown = f"<{type_name(text)} object>"
     if len(shown) > limit:
-        return f"{shown[:limit]}... ({type(text).__name__})"
+        return f"{shown[:limit]}... ({type_name(text)})"
     return shown
+
+
+def type_name(value: Any, limit: int = 60) -> str:
+    """The name of `value`'s type for error messages, at most about `limit`
+    characters. Read with `type`'s own descriptor, so no metaclass code runs."""
+    name: str = _TYPE_NAME.__get__(type(value), type)
+    return name if len(name) <= limit else f"{name[:limit]}..."
+
+
+_TYPE_NAME = vars(type)["__name__"]
+_LINE_BREAK = re.compile(r"\s*\n\s*")
+
+
+class _BoundedRepr(reprlib.Repr):
+    """`reprlib`'s bounded `repr` with room for `limit` characters per item; an
+    item whose `repr` fails shows as `<TypeName object>`."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.maxlevel = 3
+        self.maxtuple = self.maxlist = self.maxarray = 30
+        self.maxdeque = self.maxset = self.maxfrozenset = 30
+        self.maxdict = 15
+        self.maxstring = self.maxlong = self.maxother = limit
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 4 * self.maxlong:
+            return f"<int of {x.bit_length()} bits>"  # too long to print in full
+        return super().repr_int(x, level)
+
+    def repr_dict(self, x: Dict[Any, Any], level: int) -> str:
+        # In the dict's own order, unsorted: sorting a large dict takes long.
+        if not x:
+            return "{}"
+        if level <= 0:
+            return "{...}"
+        items = [
+            f"{self.repr1(key, level - 1)}: {self.repr1(value, level - 1)}"
+            for key, value in itertools.islice(x.items(), self.maxdict)
+        ]
+        return "{" + ", ".join(items) + (", ..." if len(x) > self.maxdict else "") + "}"
+
+    def repr_set(self, x: AbstractSet[Any], level: int) -> str:
+        return self._unsorted(x, level, "{", "}", "set()")
+
+    def repr_frozenset(self, x: AbstractSet[Any], level: int) -> str:
+        return self._unsorted(x, level, "frozenset({", "})", "frozenset()")
+
+    def _unsorted(
+        self, x: AbstractSet[Any], level: int, left: str, right: str, empty: str
+    ) -> str:
+        if not x:
+            return empty
+        if level <= 0:
+            return f"{left}...{right}"
+        items = [self.repr1(item, level - 1) for item in itertools.islice(x, self.maxset)]
+        more = ", ..." if len(x) > self.maxset else ""
+        return left + ", ".join(items) + more + right
+
+    def repr_instance(self, x: Any, level: int) -> str:
+        try:
+            shown = repr(x)
+        except Exception:  # RecursionError too
+            return f"<{type_name(x)} object>"
+        if len(shown) > self.maxother:
+            return f"{shown[:self.maxother]}..."
+        return shown
 
 
 def shorten(message: str, limit: int = QUOTE_LENGTH) -> str:
@@ -98,6 +186,12 @@ def _check_digits(text: str) -> None:
                 f"constant {quote(number, 40)} in {quote(text)} has more than "
                 f"MAX_CONSTANT_DIGITS={MAX_CONSTANT_DIGITS} significant digits"
             )
+        if digits and number.count(".") == 1 and abs(Fraction(number)) < MIN_CONSTANT:
+            # A float would round it, or read it as 0.
+            raise ValueError(
+                f"constant {quote(number, 40)} in {quote(text)} is smaller than "
+                f"MIN_CONSTANT={MIN_CONSTANT!r} in absolute value (a float can't hold it)"
+            )
 
 
 def check_constant(value: Any, text: str) -> None:
@@ -136,31 +230,44 @@ def check_num_rules(num_rules: Any) -> int:
     return _check_int("num_rules", num_rules, 0, MAX_RULES, "MAX_RULES")
 
 
-def check_move_budget(name: str, max_moves: Any) -> int:
-    """An episode's move budget must be an int of at least 1."""
-    if isinstance(max_moves, bool) or not isinstance(max_moves, int):
-        raise ValueError(f"{name} must be an int, got {quote(max_moves, 40)}")
-    if max_moves < 1:
-        raise ValueError(f"{name} must be at least 1 (a move budget), got {max_moves}")
-    return max_moves
+def check_move_budget(name: str, max_moves: Any, least: int = 1) -> int:
+    """An episode's move budget must be an int from `least` (1 unless given) to
+    `MAX_MOVES`. Returns it as a plain int."""
+    value = _plain_int(name, max_moves)
+    if value < least:
+        raise ValueError(f"{name} must be at least {least} (a move budget), got {value}")
+    if value > MAX_MOVES:
+        raise ValueError(f"{name} must be at most MAX_MOVES={MAX_MOVES}, got {quote(value, 40)}")
+    return value
 
 
 def _check_int(name: str, value: Any, low: int, high: int, limit: str) -> int:
+    number = _plain_int(name, value)
+    if not low <= number <= high:
+        raise ValueError(
+            f"{name} must be in [{low}, {limit}={high}], got {quote(number, 40)}"
+        )
+    return number
+
+
+def _plain_int(name: str, value: Any) -> int:
+    """`value` as a plain int (an int subclass's own methods never run again),
+    or a `ValueError` when it is not an int (bools are not)."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{name} must be an int, got {quote(value, 40)}")
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be in [{low}, {limit}={high}], got {value}")
-    return value
+    return int.__int__(value)
 
 
 __all__ = (
     "MAX_CONSTANT",
     "MAX_CONSTANT_DIGITS",
     "MAX_DEPTH",
+    "MAX_MOVES",
     "MAX_NESTING",
     "MAX_NODES",
     "MAX_RULES",
     "MAX_TEXT_LENGTH",
+    "MIN_CONSTANT",
     "QUOTE_LENGTH",
     "check_constant",
     "check_max_seq_len",
@@ -170,4 +277,5 @@ __all__ = (
     "check_text",
     "quote",
     "shorten",
+    "type_name",
 )

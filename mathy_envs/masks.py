@@ -23,7 +23,7 @@ from .rules import (
     Children,
     ShapeKey,
 )
-from .values import same_value
+from .values import ValueCheck, same_tree
 
 MaskArray = npt.NDArray[np.int8]
 """A `(num_rules, num_nodes)` 0/1 mask; nodes in action (in-order) order."""
@@ -157,18 +157,27 @@ def keeps_value(
     parsed: ParsedExpression,
     expressions: ExpressionCache,
     fresh_tree: FreshTree,
+    check: Optional[ValueCheck] = None,
 ) -> bool:
     """Whether applying `rule` at the node gives an admissible text with the exact
-    value of `parsed`. Any failure of mathy_core while applying it (numpy errors
-    on extreme constants, assertions) makes the action invalid."""
+    value of `parsed`: both the rule's own tree and the tree its printed text
+    parses back to (mathy_core's printer can drop parentheses that matter) must
+    have it. `check` is a `ValueCheck` of `parsed` to reuse. Any failure of
+    mathy_core while applying it (numpy errors on extreme constants, assertions)
+    makes the action invalid."""
     try:
         with np.errstate(all="ignore"):
             change = apply_rule(fresh_tree(), rule, node_index, parsed.text)
             assert change.result is not None
-            after = expressions.parse(str(change.result.get_root()))
+            rewritten = change.result.get_root()
+            after = expressions.parse(str(rewritten))
     except Exception:
         return False
-    return same_value(parsed.tree, after.tree, parsed.text)
+    if check is None:
+        check = ValueCheck(parsed.tree, parsed.text)
+    if same_tree(rewritten, after.tree):
+        return check.keeps_value(after.tree)
+    return check.keeps_value(after.tree, rewritten)
 
 
 def remove_unsound(
@@ -181,10 +190,11 @@ def remove_unsound(
 ) -> None:
     """Zero the actions of `rows` whose result does not keep the value of
     `parsed` or is outside the supported range."""
+    check = ValueCheck(parsed.tree, parsed.text)
     for rule_index in rows:
         rule = rules[rule_index]
         for node_index in np.flatnonzero(mask[rule_index]):
-            if not keeps_value(rule, int(node_index), parsed, expressions, fresh_tree):
+            if not keeps_value(rule, int(node_index), parsed, expressions, fresh_tree, check):
                 mask[rule_index, node_index] = 0
 
 

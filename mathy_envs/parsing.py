@@ -6,10 +6,15 @@ which holds the tree and (computed on first use) the flat node arrays that masks
 observations are built from.
 
 Cached trees are read-only. A step needs one tree it may change: `take_tree` hands
-over the cached tree itself when no caller outside the library has seen it (the
-entry leaves the cache, and the text is parsed again if it is needed later), and a
-copy otherwise. Entries given out through public APIs are marked `shared` and are
-never handed over.
+over the cached tree itself when it was never marked `shared` (the entry leaves
+the cache, and the text is parsed again if it is needed later), and a copy
+otherwise.
+
+User code (anything defined outside the library, `is_library_code`) is never
+given a cached tree: a user-written `transition_fn`, `is_goal`, reward scheme,
+observation type or problem rejection test, and `MathyEnv.parse`, get a private
+copy (`copy_tree`, `private_entry`), and a `NodeLayout` hands out read-only
+arrays and tuples, so nothing user code does with them changes a later answer.
 
 Threads: every thread has its own caches (`expression_cache`), so a tree handed
 over by `take_tree` is never one another thread is reading, and each parser is
@@ -20,10 +25,11 @@ the limits of `limits.py` and marks the trees on which mathy_core's rules can't
 produce a constant that is out of range or inexact (`ParsedExpression.safe`).
 """
 
+import math
 import string
 import threading
 from types import MappingProxyType
-from typing import Dict, FrozenSet, List, Mapping, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple, TypeVar
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -122,7 +128,9 @@ class ParsedExpression:
     """A problem text, its parsed tree and the tree's node arrays.
 
     Node arrays are indexed by action index: node `i` is the `i`-th node from the
-    left (in-order traversal), the node that mask column `i` refers to.
+    left (in-order traversal), the node that mask column `i` refers to. While the
+    entry is cached, every caller gets the same tree and layout and only reads
+    them (a step that rewrites the tree takes it out of the cache, `take_tree`).
     """
 
     def __init__(self, text: str, tree: MathExpression) -> None:
@@ -137,7 +145,7 @@ class ParsedExpression:
         return NodeLayout(self.tree)
 
     @property
-    def nodes(self) -> List[MathExpression]:
+    def nodes(self) -> Tuple[MathExpression, ...]:
         """The tree's nodes in action (in-order) order."""
         return self.layout.nodes
 
@@ -148,7 +156,7 @@ class ParsedExpression:
         """Apply `rule` at the `index`-th node (in-order) of a copy of the tree;
         the cached tree is left untouched. The new expression is
         `change.result.get_root()`."""
-        return apply_rule(self.tree.clone(), rule, index, self.text)
+        return apply_rule(copy_tree(self.tree), rule, index, self.text)
 
 
 def apply_rule(
@@ -191,15 +199,104 @@ def node_at_index(tree: MathExpression, index: int) -> Optional[MathExpression]:
     return None
 
 
+_PACKAGE = __name__.partition(".")[0]
+
+
+def is_library_code(function: object) -> bool:
+    """Whether `function` (a function, or a method bound to an object) is defined
+    in the mathy_envs package. Anything else (a method of a user's subclass, a
+    lambda set on an instance, a callable object) counts as user code, which is
+    given private copies of trees (`private_entry`, `copy_tree`)."""
+    module = getattr(getattr(function, "__func__", function), "__module__", None)
+    return type(module) is str and (module == _PACKAGE or module.startswith(_PACKAGE + "."))
+
+
+def private_entry(entry: "ParsedExpression") -> "ParsedExpression":
+    """A `ParsedExpression` of the same text over a copy of its tree: user code may
+    keep or change it without touching the cached entry."""
+    private = ParsedExpression(entry.text, copy_tree(entry.tree))
+    private.safe = entry.safe
+    private.has_equation = entry.has_equation
+    return private
+
+
+def copy_tree(tree: MathExpression) -> MathExpression:
+    """A copy of `tree` and of everything under it that shares no node with it.
+
+    Each node is copied with its attributes (class, id, value, variable name...),
+    its own `classes` list and links to its own parent, children and (a unary
+    node) child; the copy of `tree` has no parent, and links mathy_core may keep
+    to other nodes (`cloned_node`, the renderer's `thread`) are None. Other
+    attributes are copied as they are (mathy_core keeps only numbers, texts and
+    flags there). The copy prints, evaluates and takes rules as `tree` does, in a
+    sixth of the time of mathy_core's `tree.clone()` (which walks to the root
+    from every node).
+    """
+    return _copy_node(tree, None)
+
+
+def _copy_node(node: MathExpression, parent: Optional[MathExpression]) -> MathExpression:
+    """A copy of `node` and its subtree, whose parent is `parent`."""
+    result: MathExpression = object.__new__(type(node))
+    attributes = node.__dict__.copy()
+    attributes["parent"] = parent
+    classes = attributes.get("classes")
+    if type(classes) is list:
+        attributes["classes"] = classes.copy()
+    left, right = node.left, node.right
+    left_copy = right_copy = None
+    if left is not None:
+        left_copy = attributes["left"] = _copy_node(left, result)
+    if right is not None:
+        right_copy = attributes["right"] = _copy_node(right, result)
+    if "child" in attributes:
+        # A unary node's child is one of its sides.
+        child = attributes["child"]
+        attributes["child"] = (
+            None if child is None
+            else left_copy if child is left
+            else right_copy if child is right
+            else None
+        )
+    if attributes.get("cloned_node") is not None:
+        attributes["cloned_node"] = None
+    if "thread" in attributes:
+        attributes["thread"] = None
+    result.__dict__ = attributes
+    return result
+
+
 class NodeLayout:
     """Flat arrays describing one tree, all indexed by action (in-order) index.
 
     The node list, pre-order, type ids and values come from a single traversal;
     the leaf flags, parent / depth / edge arrays and subtree shapes are computed
     on first use.
+
+    A layout is computed once per cached text and every caller (the masks, each
+    observation type, custom ones included) gets the same one, so nothing it
+    hands out can be changed: its numpy arrays are read-only (writing into one
+    raises a `ValueError`, "assignment destination is read-only"; copy it first,
+    `array.copy()`), its sequences are tuples and its attributes can't be set.
+    `preorder_lists` returns new lists. A layout keeps describing the tree it was
+    made from even once that tree has been handed to a step to rewrite, except
+    for `nodes`: those are the tree's own nodes. The layouts given to user code
+    are made from a private copy of the tree (`private_entry`), so their nodes are
+    the user's own.
     """
 
-    nodes: List[MathExpression]
+    nodes: Tuple[MathExpression, ...]
+    """The tree's nodes, in action (in-order) order."""
+    levels: int
+    """The number of levels of the tree (a single node has one)."""
+    _preorder: List[int]
+    _parent_pre: List[int]
+    _type_ids_pre: List[int]
+    _values_pre: List[float]
+    _type_ids: List[int]
+    _values: List[float]
+    _exact: bool
+    _preordered: Dict[bool, Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]
 
     def __init__(self, root: MathExpression) -> None:
         nodes: List[MathExpression] = []
@@ -235,7 +332,7 @@ class NodeLayout:
                         values_pre.append(value + 0.0)
                     else:
                         exact = False
-                        values_pre.append(float(value or 0.0))
+                        values_pre.append(_as_float(value))
                 else:
                     values_pre.append(0.0)
                     if kind is VariableExpression:
@@ -256,36 +353,53 @@ class NodeLayout:
             values.append(values_pre[parent])
             node = visited.right
             depth += 1
-        self.nodes = nodes
-        self.levels = levels
-        """The number of levels of the tree (a single node has one)."""
-        self._preorder = preorder
-        self._parent_pre = parent_pre
-        self._type_ids_pre = type_ids_pre
-        self._values_pre = values_pre
-        self._type_ids = type_ids
-        self._values = values
-        self._exact = exact
-        """Every value is a whole number float32 holds exactly, so the Python
-        floats of the value lists are the float32 values themselves."""
-        self._preordered: Dict[
-            bool, Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]
-        ] = {}
+        preordered: Dict[bool, Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]] = {}
+        # Set through __dict__: the layout refuses attribute assignment.
+        self.__dict__.update(
+            nodes=tuple(nodes),
+            levels=levels,
+            _preorder=preorder,
+            _parent_pre=parent_pre,
+            _type_ids_pre=type_ids_pre,
+            _values_pre=values_pre,
+            _type_ids=type_ids,
+            _values=values,
+            # Every value is a whole number float32 holds exactly, so the Python
+            # floats of the value lists are the float32 values themselves.
+            _exact=exact,
+            _preordered=preordered,
+        )
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(
+            f"a NodeLayout is shared and read-only: can't set {name!r} "
+            "(copy the arrays you need, `array.copy()`)"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a NodeLayout is shared and read-only: can't delete {name!r}")
+
+    def _detach(self) -> None:
+        """The layout's tree is being handed to a step to rewrite (`take_tree`):
+        what is computed from the nodes from now on would describe the rewritten
+        tree, so shapes not computed yet never will be. Every other attribute is
+        computed from lists the layout made of the tree when it was created."""
+        self.__dict__.setdefault("shapes", None)
 
     @lazy
     def preorder(self) -> npt.NDArray[np.intp]:
         """In-order index of each node, by pre-order position."""
-        return np.asarray(self._preorder, dtype=np.intp)
+        return _read_only(np.asarray(self._preorder, dtype=np.intp))
 
     @lazy
     def type_ids(self) -> npt.NDArray[np.float32]:
         """mathy_core's type id of each node."""
-        return _float32s(self._type_ids)
+        return _read_only(_float32s(self._type_ids))
 
     @lazy
     def values(self) -> npt.NDArray[np.float32]:
         """The value of each constant node, 0.0 for other nodes."""
-        return np.asarray(self._values, dtype=np.float32)
+        return _read_only(np.asarray(self._values, dtype=np.float32))
 
     def preorder_lists(self) -> Tuple[List[int], List[float]]:
         """Type ids and values in pre-order, as new lists of Python numbers
@@ -308,7 +422,7 @@ class NodeLayout:
         flags = bytearray(b"\x01") * len(self._preorder)
         for parent in self._edge_parents:
             flags[parent] = 0
-        return np.frombuffer(flags, dtype=np.uint8).astype(np.float32)
+        return _read_only(np.frombuffer(flags, dtype=np.uint8).astype(np.float32))
 
     @lazy
     def _parent_in(self) -> List[int]:
@@ -344,7 +458,7 @@ class NodeLayout:
         return self._preorder[0]
 
     @lazy
-    def children(self) -> Tuple[List[int], List[int]]:
+    def children(self) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
         """In-order index of each node's left and of its right child (-1 for
         none), by in-order index."""
         order = self._preorder
@@ -359,15 +473,16 @@ class NodeLayout:
                     right[above] = index
                 else:
                     left[above] = index
-        return left, right
+        return tuple(left), tuple(right)
 
     @lazy
-    def shapes(self) -> Optional[List[str]]:
+    def shapes(self) -> Optional[Tuple[str, ...]]:
         """A text per node (in-order) that equals another node's exactly when
         their subtrees are equal: the same node types in the same places, with the
         same constants (of the same type) and variables. None when the tree holds a
         node type other than those of `SHAPED_TYPES`, a variable whose name is not
-        one ASCII letter, or a constant that is not an int or a float.
+        one ASCII letter, or a constant that is not an int or a float, and when
+        the tree was handed to a step to rewrite before they were computed.
 
         The text is the subtree in prefix notation: a binary node's symbol
         (`SHAPE_SYMBOLS`) or, for a negation, `~<` or `~>` (its child on the left
@@ -431,19 +546,19 @@ class NodeLayout:
                 else:
                     left[parent] = shape
                     left_child[above] = index
-        self.__dict__.setdefault("children", (left_child, right_child))
-        return shapes
+        self.__dict__.setdefault("children", (tuple(left_child), tuple(right_child)))
+        return tuple(shapes)
 
     @lazy
     def depth(self) -> npt.NDArray[np.int32]:
         depths = np.empty(len(self.nodes), np.int32)
         depths[self.preorder] = self._depth_pre
-        return depths
+        return _read_only(depths)
 
     @lazy
     def parent(self) -> npt.NDArray[np.int64]:
         """In-order index of each node's parent (-1 for the root)."""
-        return np.asarray(self._parent_in, dtype=np.int64)
+        return _read_only(np.asarray(self._parent_in, dtype=np.int64))
 
     @lazy
     def side(self) -> npt.NDArray[np.int64]:
@@ -452,25 +567,25 @@ class NodeLayout:
         sides[self.preorder] = self._right_pre
         if len(self.nodes):
             sides[self.preorder[0]] = -1
-        return sides
+        return _read_only(sides)
 
     @lazy
     def levelorder(self) -> npt.NDArray[np.intp]:
         """In-order indexes level by level, left to right within a level."""
-        return np.argsort(self.depth, kind="stable")
+        return _read_only(np.argsort(self.depth, kind="stable"))
 
     @lazy
     def edge_index(self) -> npt.NDArray[np.int64]:
         """Edges parent -> child (2, n - 1), in the pre-order of the child."""
         parents = self._edge_parents
         # One flat list converts faster than a nested one.
-        return np.asarray(parents + self._preorder[1:], dtype=np.int64).reshape(
-            2, len(parents)
+        return _read_only(
+            np.asarray(parents + self._preorder[1:], dtype=np.int64).reshape(2, len(parents))
         )
 
     @lazy
     def edge_types(self) -> npt.NDArray[np.int64]:
-        return self.side[self.preorder[1:]]
+        return _read_only(self.side[self.preorder[1:]])
 
     @lazy
     def max_depth(self) -> int:
@@ -479,7 +594,8 @@ class NodeLayout:
     def preordered(
         self, normalize: bool
     ) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-        """Type ids and values in pre-order (normalized or raw), cached."""
+        """Type ids and values in pre-order (normalized or raw), cached: the
+        same two read-only arrays on every call."""
         cache = self._preordered
         if normalize not in cache:
             types = _float32s(self._type_ids_pre)
@@ -487,18 +603,18 @@ class NodeLayout:
             if normalize:
                 types = types / np.float32(MAX_TYPE_ID)
                 values = self._scaled(values)
-            cache[normalize] = (types, values)
+            cache[normalize] = (_read_only(types), _read_only(values))
         return cache[normalize]
 
     @lazy
     def normalized_type_ids(self) -> npt.NDArray[np.float32]:
         normalized: npt.NDArray[np.float32] = self.type_ids / np.float32(MAX_TYPE_ID)
-        return normalized
+        return _read_only(normalized)
 
     @lazy
     def normalized_values(self) -> npt.NDArray[np.float32]:
         """Values min-max scaled over the expression's nodes (all equal -> 0)."""
-        return self._scaled(self.values)
+        return _read_only(self._scaled(self.values))
 
     def _scaled(self, values: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """`values` (this layout's values in some order) min-max scaled over the
@@ -517,6 +633,27 @@ class NodeLayout:
             return np.zeros_like(values)
         scaled: npt.NDArray[np.float32] = (values - low) / span  # float32 throughout
         return scaled
+
+
+def _as_float(value: object) -> float:
+    """A constant's value as a float for the node arrays: an int too large for a
+    float is an infinity, and anything else that is not a number is nan (such
+    texts are refused by `admit`, which reads the layout first)."""
+    try:
+        return float(value or 0.0)  # type: ignore[arg-type]
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf  # type: ignore[operator]
+    except (TypeError, ValueError):
+        return math.nan
+
+
+_ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
+
+
+def _read_only(array: _ArrayT) -> _ArrayT:
+    """`array`, made read-only: the arrays of a layout are shared by every caller."""
+    array.setflags(write=False)  # half the cost of `array.flags.writeable = False`
+    return array
 
 
 def _float32s(numbers: List[int]) -> npt.NDArray[np.float32]:
@@ -678,6 +815,9 @@ class ExpressionCache:
     def _hand_over(self, entry: ParsedExpression) -> MathExpression:
         """Remove an unshared entry and give its tree to the caller."""
         self._entries.pop(entry.text)
+        layout = entry.__dict__.get("layout")
+        if layout is not None:
+            layout._detach()
         return entry.tree
 
     def take_tree(self, text: str) -> MathExpression:
@@ -688,7 +828,7 @@ class ExpressionCache:
         if entry is None:
             return _parse_locked(*self._parsing, text)
         if entry.shared:
-            return entry.tree.clone()
+            return copy_tree(entry.tree)
         return self._hand_over(entry)
 
     def take_node(self, text: str, index: int) -> MathExpression:
@@ -810,6 +950,9 @@ __all__ = (
     "ExpressionCache",
     "NodeLayout",
     "apply_rule",
+    "copy_tree",
+    "is_library_code",
+    "private_entry",
     "ParsedExpression",
     "default_parser",
     "expression_cache",

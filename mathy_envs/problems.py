@@ -21,7 +21,7 @@ import numpy as np
 from mathy_core import MathExpression
 
 from .limits import DEFAULT_MAX_SEQ_LEN
-from .parsing import ParsedExpression, parse
+from .parsing import ParsedExpression, copy_tree, is_library_code, parse, private_entry
 
 VARIABLES: str = "abcdfghjklmnopqrstuvwxyz"
 """Variables problems draw from ("e" and "i" are left out: they read as constants)."""
@@ -154,10 +154,12 @@ def retry(
 ) -> GeneratedProblem:
     """Call `build` until its problem is not rejected and has at most `MAX_NODES`
     nodes (at most `MAX_ATTEMPTS` calls)."""
+    # User code is given a private copy of the cached parse.
+    private = not is_library_code(rejects)
     for _ in range(MAX_ATTEMPTS):
         problem = build()
         parsed = parse(problem.text)
-        if len(parsed) <= MAX_NODES and not rejects(parsed):
+        if len(parsed) <= MAX_NODES and not rejects(private_entry(parsed) if private else parsed):
             return problem
     raise ValueError(
         f"{family}: no acceptable problem in {MAX_ATTEMPTS} attempts; "
@@ -170,7 +172,9 @@ def tree_check(
 ) -> Callable[[ParsedExpression], bool]:
     """A `retry` rejection test from a test of the expression tree, e.g.
     `tree_check(is_simplified)` rejects problems that are already simplified."""
-    return lambda parsed: predicate(parsed.tree)
+    if is_library_code(predicate):
+        return lambda parsed: predicate(parsed.tree)
+    return lambda parsed: predicate(copy_tree(parsed.tree))
 
 
 def rand_unlike_terms(

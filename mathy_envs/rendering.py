@@ -1,10 +1,14 @@
 """Text rendering of states and episodes: one line per step."""
 
+import numbers
 from collections import Counter
 from typing import List, Optional
 
+import numpy as np
 from mathy_core import BaseRule, ExpressionChangeRule
 
+from .limits import quote, type_name
+from .settings import check_flag
 from .state import MathyEnvState, check_state
 from .time_step import TimeStep
 
@@ -22,7 +26,25 @@ def render_state(
 
     With `pretty` and a `change`, the expression is the changed tree's terminal
     text instead of the state's text."""
-    text = env_state.agent.problem
+    text = check_state(env_state).agent.problem
+    if not isinstance(action_name, str):
+        raise ValueError(f"action_name must be a str, got {type_name(action_name)}")
+    if isinstance(token_index, (bool, np.bool_)) or not isinstance(
+        token_index, (int, np.integer)
+    ):
+        raise ValueError(f"token_index must be an int, got {quote(token_index, 40)}")
+    if change is not None and not isinstance(change, ExpressionChangeRule):
+        raise ValueError(
+            f"change must be a mathy_core ExpressionChangeRule or None, got "
+            f"{type_name(change)}"
+        )
+    if isinstance(change_reward, (bool, np.bool_)) or not isinstance(
+        change_reward, numbers.Real
+    ):
+        raise ValueError(f"change_reward must be a number, got {quote(change_reward, 40)}")
+    check_flag("pretty", pretty)
+    token_index = int(token_index)
+    change_reward = float(change_reward)
     if pretty and change is not None and change.result is not None:
         text = change.result.get_root().terminal_text
     token = "---" if token_index < 0 else f"{token_index:03}"
@@ -78,6 +100,7 @@ class Rendering:
             env_state (MathyEnvState): The state to render the history of.
         """
         history = check_state(env_state).agent.history
+        check_flag("pretty", pretty)
         if not history:
             return
         start = MathyEnvState(

@@ -21,6 +21,8 @@ loses at once.
 
 To play an env under other rules, subclass `RewardScheme` and set the env's
 `reward_scheme` (a class attribute, or an instance attribute after construction).
+The expression tree a scheme of your own is given is a private copy: it may keep
+or change it without changing any later answer of the env.
 """
 
 from typing import TYPE_CHECKING, Optional, Tuple, Type
@@ -94,9 +96,13 @@ class RewardScheme:
         visits: int,
         features: "MathyObservation",
     ) -> TimeStep:
-        """The time step of reaching `state`, whose expression (a shared,
-        read-only tree) has been seen `visits` times in its history (the current
-        step included)."""
+        """The time step of reaching `state`, whose expression `expression` has
+        been seen `visits` times in its history (the current step included).
+
+        When this scheme's `score` or `own_verdict`, or the env's `transition_fn`
+        or `is_goal`, is your own code (defined outside mathy_envs), `expression`
+        is a private copy made for this call: keep it or change it, nothing else
+        sees it."""
         step = self.oversize(env, state, features)
         if step is None:
             step = self.own_verdict(env, state, expression, features)

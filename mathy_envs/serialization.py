@@ -10,12 +10,14 @@ field per history step (`raw,rule,node`), all joined by `FIELD_SEPARATOR`:
 `MathyEnvState.from_string(text)`, ...) call these functions.
 """
 
+import math
 from typing import Any, Optional, Type
 
 import numpy as np
 import numpy.typing as npt
 
-from .limits import MAX_RULES, quote
+from .limits import MAX_MOVES, MAX_RULES, quote
+from .parsing import parse
 from .state import MathyAgentState, MathyEnvState, MathyEnvStateStep
 
 FIELD_SEPARATOR = "@"
@@ -75,6 +77,11 @@ def from_string(text: str, cls: Type[MathyEnvState] = MathyEnvState) -> MathyEnv
             f"({', '.join(HEADER_FIELDS)}, then one per history step)"
         )
     max_moves = _int_field("max_moves", fields[0])
+    if not 0 <= max_moves <= MAX_MOVES:
+        # What MathyEnvState(max_moves=...) takes.
+        raise ValueError(
+            f"max_moves field {max_moves} is outside [0, MAX_MOVES={MAX_MOVES}]"
+        )
     num_rules = _int_field("num_rules", fields[1])
     if not 0 <= num_rules <= MAX_RULES:
         raise ValueError(
@@ -84,11 +91,17 @@ def from_string(text: str, cls: Type[MathyEnvState] = MathyEnvState) -> MathyEnv
     problem = fields[3]
     if problem.strip() == "":
         raise ValueError("problem field is empty")
+    try:
+        parse(problem)  # as MathyEnvState(problem=...) does
+    except ValueError as error:
+        raise ValueError(f"problem field: {error}") from None
     problem_type = fields[4]
     try:
         reward = float(fields[5])
     except ValueError:
         raise ValueError(f"reward field {quote(fields[5])} is not a number") from None
+    if not math.isfinite(reward):
+        raise ValueError(f"reward field {quote(fields[5])} is not a finite number")
     history = [_step_field(index, field) for index, field in enumerate(fields[6:])]
     if history[-1].raw != problem:
         raise ValueError(
@@ -114,6 +127,8 @@ def to_np(state: MathyEnvState, pad_to: Optional[int] = None) -> npt.NDArray[np.
         isinstance(pad_to, bool) or not isinstance(pad_to, (int, np.integer))
     ):
         raise ValueError(f"pad_to must be an int, got {quote(pad_to, 40)}")
+    if pad_to is not None:
+        pad_to = int(pad_to)  # a plain int: messages never format a user's object
     codes = np.frombuffer(to_string(state).encode("utf-8"), dtype=np.uint8)
     if pad_to is None:
         return np.array(codes, dtype=np.uint8)
@@ -132,13 +147,21 @@ def from_np(
 ) -> MathyEnvState:
     """Rebuild a state (an instance of `cls`) from `to_np` output (padding
     included)."""
-    array = np.asarray(input_bytes)
+    try:
+        array = np.asarray(input_bytes)
+    except Exception as error:  # ragged lists, objects numpy can't convert
+        raise ValueError(
+            f"expected a 1-D array of byte codes, got {quote(input_bytes, 80)}"
+        ) from error
     if array.ndim != 1:
         raise ValueError(f"expected a 1-D array of byte codes, got shape {array.shape}")
-    if array.size and (
-        not np.issubdtype(array.dtype, np.number) or np.iscomplexobj(array)
-    ):
-        raise ValueError(f"expected numeric byte codes, got dtype {array.dtype}")
+    # Integers, or floats holding whole numbers; not bools, complex numbers,
+    # times (timedelta64 counts as an integer type in numpy), objects or text.
+    if array.size and array.dtype.kind not in "iuf":
+        raise ValueError(
+            f"expected integer byte codes, got dtype {array.dtype} (kind "
+            f"{array.dtype.kind!r})"
+        )
     if array.size and (
         np.any(array < 0) or np.any(array > 255) or np.any(array != np.floor(array))
     ):

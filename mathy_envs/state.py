@@ -39,8 +39,14 @@ from .observations import (  # noqa: F401
     message_passing_observation,
     to_observation_type,
 )
-from .limits import check_max_seq_len, check_num_rules, quote
-from .parsing import parse
+from .limits import (
+    check_max_seq_len,
+    check_move_budget,
+    check_num_rules,
+    quote,
+    type_name,
+)
+from .parsing import is_library_code, parse, private_entry
 from .types import ActionType
 
 NO_ACTION: ActionType = (-1, -1)
@@ -181,13 +187,12 @@ class MathyEnvState:
             raise ValueError("MathyEnvState needs a problem text or a state to copy")
         if not isinstance(problem, str):
             raise ValueError(f"problem must be a str, got {type(problem).__name__}")
-        if isinstance(max_moves, bool) or not isinstance(max_moves, int):
-            raise ValueError(f"max_moves must be an int, got {quote(max_moves, 40)}")
+        max_moves = check_move_budget("max_moves", max_moves, least=0)
         if not isinstance(problem_type, str):
             raise ValueError(
                 f"problem_type must be a str, got {type(problem_type).__name__}"
             )
-        check_num_rules(num_rules)
+        num_rules = check_num_rules(num_rules)
         parse(problem)  # a ValueError when the text is unreadable or out of range
         self.max_moves = max_moves
         self.num_rules = num_rules
@@ -376,7 +381,12 @@ class MathyEnvState:
         length = check_max_seq_len(
             DEFAULT_MAX_SEQ_LEN if max_seq_len is None else max_seq_len
         )
-        layout = parse(self.agent.problem, parser).layout
+        entry = parse(self.agent.problem, parser)
+        if not is_library_code(kind.build):
+            # A user's observation type reads a layout of its own, over a copy of
+            # the tree: nothing it does to the nodes reaches the cache.
+            entry = private_entry(entry)
+        layout = entry.layout
         check_fits(len(layout.nodes), length)
         hashed = (
             problem_hash(self.agent.problem_type)
@@ -409,6 +419,10 @@ class MathyEnvState:
 
         With `max_seq_len`, nodes, values and every mask row are zero padded to it.
         """
+        if parser is not None and not isinstance(parser, ExpressionParser):
+            raise ValueError(
+                f"parser must be a mathy_core ExpressionParser, got {type_name(parser)}"
+            )
         layout = parse(self.agent.problem, parser).layout
         n = len(layout.nodes)
         nodes, values = layout.preorder_lists()
@@ -417,7 +431,7 @@ class MathyEnvState:
         else:
             if not (type(move_mask) is np.ndarray and move_mask.dtype == np.int8):
                 # Anything but the env's own int8 masks, as int64.
-                move_mask = np.asarray(move_mask, dtype=np.int64)
+                move_mask = _int64_mask(move_mask)
             mask = as_matrix(move_mask).tolist()
         if max_seq_len is not None:
             check_fits(n, check_max_seq_len(max_seq_len))
@@ -469,6 +483,30 @@ class MathyEnvState:
         from .serialization import from_np
 
         return from_np(input_bytes, cls)
+
+
+def _int64_mask(move_mask: Any) -> npt.NDArray[np.int64]:
+    """A user's move mask as int64s, or a `ValueError` when it holds anything but
+    0/1 numbers (whole numbers; nonzero ones count as 1)."""
+    try:
+        array = np.asarray(move_mask)
+    except (TypeError, ValueError, OverflowError):
+        array = None
+    whole = array is not None and (
+        array.dtype.kind in "biu"
+        or (
+            array.dtype.kind == "f"
+            and bool((np.isfinite(array) & (array == np.trunc(array))).all())
+            and bool((abs(array) <= 2**53).all())
+        )
+    )
+    if array is None or not whole:
+        raise ValueError(
+            f"move_mask must be a (num_rules, num_nodes) matrix of 0/1 values, got "
+            f"{quote(move_mask, 80)}"
+        )
+    mask: npt.NDArray[np.int64] = array.astype(np.int64)
+    return mask
 
 
 def _checked_hash(hash_type: Any, normalize: bool) -> Tuple[float, float]:

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .env import MathyEnv, sample_valid_action
-from .limits import quote
+from .limits import MAX_MOVES, quote
 from .observations import node_types, node_values
 from .parsing import parse
 from .state import MathyEnvState
@@ -28,6 +28,9 @@ from .time_step import TimeStep, is_terminal_transition
 from .types import ActionType
 
 FloatArray = npt.NDArray[np.float64]
+MAX_WALKERS = 1_000_000
+"""The most walkers a swarm may have (each holds a state; a swarm step steps
+every one of them)."""
 
 
 @dataclass
@@ -65,7 +68,17 @@ class SwarmConfig:
     max_steps: Optional[int] = None
 
     def __post_init__(self) -> None:
+        self.check()
+
+    def check(self) -> None:
+        """Raise a `ValueError` naming the first bad field (`swarm_solve` checks
+        again, so fields changed after construction are checked too)."""
         _check_int("n_walkers", self.n_walkers, 1)
+        if self.n_walkers > MAX_WALKERS:
+            raise ValueError(
+                f"n_walkers must be at most MAX_WALKERS={MAX_WALKERS}, got "
+                f"{quote(self.n_walkers, 40)}"
+            )
         _check_int("max_iters", self.max_iters, 0)
         if self.seed is not None:
             _check_int("seed", self.seed, 0)
@@ -79,6 +92,11 @@ class SwarmConfig:
             )
         if self.max_moves is not None:
             _check_int("max_moves", self.max_moves, 1)
+            if self.max_moves > MAX_MOVES:
+                raise ValueError(
+                    f"max_moves must be at most MAX_MOVES={MAX_MOVES}, got "
+                    f"{quote(self.max_moves, 40)}"
+                )
         if self.max_seconds is not None and not (
             _is_real(self.max_seconds)
             and math.isfinite(self.max_seconds)
@@ -141,6 +159,7 @@ def swarm_solve(
     config = config if config is not None else SwarmConfig()
     if not isinstance(config, SwarmConfig):
         raise ValueError(f"config must be a SwarmConfig or None, got {type(config).__name__}")
+    config.check()  # its fields may have changed since it was built
     if env is not None and not isinstance(env, MathyEnv):
         raise ValueError(f"env must be a MathyEnv or None, got {type(env).__name__}")
     if env is None:
@@ -346,4 +365,4 @@ def _solution(
     )
 
 
-__all__ = ("SwarmConfig", "SwarmSolution", "relativize", "swarm_solve")
+__all__ = ("MAX_WALKERS", "SwarmConfig", "SwarmSolution", "relativize", "swarm_solve")

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple, Tuple
 
+from .limits import quote
 from .rewards import EnvRewards
 
 ActionType = Tuple[int, int]
@@ -26,13 +27,16 @@ class MathyEnvProblemArgs:
 
     def __post_init__(self) -> None:
         # "easy", "normal" and "hard" are accepted for their enum values.
-        try:
-            self.difficulty = MathyEnvDifficulty(self.difficulty)
-        except ValueError:
-            choices = ", ".join(d.value for d in MathyEnvDifficulty)
-            raise ValueError(
-                f"difficulty must be one of {choices}, got {str(self.difficulty)[:40]!r}"
-            ) from None
+        difficulty: object = self.difficulty
+        if isinstance(difficulty, MathyEnvDifficulty):
+            return
+        names = {d.value: d for d in MathyEnvDifficulty}
+        if isinstance(difficulty, str) and str.__str__(difficulty) in names:
+            self.difficulty = names[str.__str__(difficulty)]
+            return
+        raise ValueError(
+            f"difficulty must be one of {', '.join(names)}, got {quote(difficulty, 40)}"
+        )
 
 
 class MathyEnvProblem(NamedTuple):

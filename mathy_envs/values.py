@@ -1,25 +1,45 @@
 """Exact values of expressions, to check that a step keeps an expression's value.
 
 mathy_core evaluates with floats and numpy integers, which round, wrap around and
-turn division by zero into `nan`. Here an expression is evaluated exactly, modulo
-the prime `2**61 - 1`, at pseudo-random points derived from a seed: two
-expressions that agree there are equal as polynomials (rational functions) except
-with a vanishing probability, and any rounding or wrap-around shows up as a
-difference. Evaluation takes time linear in the tree (exponents are reduced by
-modular exponentiation, never expanded).
+turn division by zero into `nan`; its printer also drops parentheses that matter
+(`1 / (x * y)` prints as `1 / x * y`). Here a tree is evaluated exactly, modulo the
+prime `2**61 - 1`, at pseudo-random points derived from a seed: two expressions
+that agree there are equal except with a vanishing probability, and any rounding,
+wrap-around or lost parenthesis shows up as a difference. One bottom-up pass over
+the tree does it (exponents are reduced by modular exponentiation, never
+expanded), so a check costs time linear in the tree.
 
-Constants are read two ways, as the decimal text they print as and as the binary
-float mathy_core holds; a step keeps the value only if it does under both.
-Powers with a non-integer exponent (`x^0.5`), and functions such as `sgn`, are
-opaque: equal when they print the same.
+What is evaluated how:
+
+- Constants are read two ways, as the decimal text they print as and as the
+  binary float mathy_core holds; a step keeps the value only if it does under
+  both. Subtrees without variables are also computed as exact fractions, so a
+  rational power of a rational (`4^0.5`, `9^1.5`) and a factorial (up to
+  `MAX_FACTORIAL!`) are exact.
+- A variable `x` stands for `t^ROOT_DENOMINATORS` for a pseudo-random `t`, so a
+  power of a variable whose exponent's denominator divides `ROOT_DENOMINATORS`
+  (`x^0.5`, `x^1.25`) is a power of `t`: `x * x^0.5` equals `x^1.5`.
+- Every other non-integer power, a power with a variable exponent, a function
+  (`sgn`, `abs`), and a factorial of a variable term is an opaque value, a
+  pseudo-random function of the exact value (or point value) of its arguments:
+  `(1 + 1)^0.5` equals `2^0.5`, while `2^0.5 * 8^0.5` and `4` are told apart
+  (refused as a step, although equal).
+- An equation's value is the pair of its sides, in either order.
+
+A text has no finite value when some point or some sign reasoning shows it:
+division by zero, `0` to a negative power, a negative constant to a fractional
+power, or a fractional power of a base that is negative for every value of its
+variables (`(-1 - x^2)^0.5`).
 """
 
 import hashlib
 import math
 from fractions import Fraction
-from typing import Callable, Dict, Literal, Tuple
+from numbers import Integral
+from typing import Callable, Dict, List, Literal, Optional, Tuple
 
 from mathy_core import (
+    AbsExpression,
     AddExpression,
     ConstantExpression,
     DivideExpression,
@@ -29,6 +49,7 @@ from mathy_core import (
     MultiplyExpression,
     NegateExpression,
     PowerExpression,
+    SgnExpression,
     SubtractExpression,
     VariableExpression,
 )
@@ -39,241 +60,456 @@ PRIME = 2**61 - 1
 MAX_FACTORIAL = 1000
 """The largest `n!` with a constant `n` that is evaluated."""
 MAX_EXACT_BITS = 4096
-"""The largest constant exponent (in bits of its exact value) that is evaluated."""
+"""The largest power of a constant (in bits of its exact value) that is evaluated."""
+MAX_EXPONENT = 2**32
+"""The largest whole exponent of a term with variables that is evaluated."""
+ROOT_DENOMINATORS = 2**7 * 3**2 * 5**4 * 7
+"""Powers of a variable are exact when their exponent's denominator divides this:
+every exponent with up to four decimal places, and halves to ninths."""
 POINTS = 2
 
 Reading = Literal["decimal", "binary"]
+
+# Possible signs of a value, as a bit set.
+NEGATIVE, ZERO, POSITIVE = 1, 2, 4
+ANY_SIGN = NEGATIVE | ZERO | POSITIVE
 
 
 class Undefined(ValueError):
     """The expression has no finite value (division by zero, `0^-1`, `(-8)^0.5`)."""
 
 
-class _Inexact(Exception):
-    """A constant subexpression that has no exact rational value (`2^0.5`)."""
+Value = Tuple[int, Optional[Fraction], int, bool]
+"""What evaluation knows of a subtree: its value modulo `PRIME` at the point, its
+exact value (None when it has variables or is irrational), its possible signs,
+and whether it has no variables."""
 
 
-def _hash_to_field(seed: str, key: str) -> int:
-    digest = hashlib.blake2b(f"{seed}\x00{key}".encode("utf-8"), digest_size=8).digest()
-    return int.from_bytes(digest, "big") % (PRIME - 1) + 1
+def _sign_of(number: Fraction) -> int:
+    return POSITIVE if number > 0 else NEGATIVE if number < 0 else ZERO
 
 
-def constant_value(value: object, reading: Reading) -> Fraction:
-    """A parsed constant's exact value: an int as it is; a float as its decimal
-    text (`0.1` is 1/10) or as the binary number mathy_core computes with."""
-    if isinstance(value, int):
-        return Fraction(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise Undefined(f"constant {value!r} is not finite")
-        return Fraction(repr(value)) if reading == "decimal" else Fraction(value)
-    raise Undefined(f"constant {quote(value, 40)} is not a number")
+def _bits(signs: int) -> List[int]:
+    return [bit for bit in (NEGATIVE, ZERO, POSITIVE) if signs & bit]
+
+
+def _sum_sign(a: int, b: int) -> int:
+    if a == ZERO:
+        return b
+    if b == ZERO:
+        return a
+    return a if a == b else ANY_SIGN
+
+
+def _product_sign(a: int, b: int) -> int:
+    if ZERO in (a, b):
+        return ZERO
+    return POSITIVE if a == b else NEGATIVE
+
+
+def _table(combine: Callable[[int, int], int]) -> Tuple[Tuple[int, ...], ...]:
+    """`combine` of single signs, lifted to sets of signs (indexed by bit sets)."""
+    rows = []
+    for a in range(8):
+        row = []
+        for b in range(8):
+            signs = 0
+            for x in _bits(a):
+                for y in _bits(b):
+                    signs |= combine(x, y)
+            row.append(signs)
+        rows.append(tuple(row))
+    return tuple(rows)
+
+
+_SUM = _table(_sum_sign)
+_PRODUCT = _table(_product_sign)
+
+
+def _negated(signs: int) -> int:
+    return (signs & ZERO) | (NEGATIVE if signs & POSITIVE else 0) | (
+        POSITIVE if signs & NEGATIVE else 0
+    )
+
+
+def _power_sign(signs: int, exponent: int) -> int:
+    """Possible signs of a value of sign `signs` to a whole power."""
+    if exponent == 0:
+        return POSITIVE
+    result = 0
+    if signs & POSITIVE:
+        result |= POSITIVE
+    if signs & ZERO and exponent > 0:
+        result |= ZERO
+    if signs & NEGATIVE:
+        result |= POSITIVE if exponent % 2 == 0 else NEGATIVE
+    return result
 
 
 def _to_field(value: Fraction) -> int:
     return value.numerator % PRIME * pow(value.denominator % PRIME, -1, PRIME) % PRIME
 
 
-def exact_constant(node: MathExpression, reading: Reading) -> Fraction:
-    """The exact value of a subtree without variables. Raises `Undefined` when it
-    has none, `ValueError` when it is too large to compute, `_Inexact` when it is
-    irrational (a non-integer power)."""
-    if isinstance(node, ConstantExpression):
-        return constant_value(node.value, reading)
-    if isinstance(node, NegateExpression):
-        return -exact_constant(_child(node), reading)
-    if isinstance(node, FactorialExpression):
-        return Fraction(_factorial_argument(_child(node), reading, node))
-    left, right = node.left, node.right
-    if left is None or right is None:
-        raise _Inexact()
-    a = exact_constant(left, reading)
-    b = exact_constant(right, reading)
-    if isinstance(node, AddExpression):
-        return a + b
-    if isinstance(node, SubtractExpression):
-        return a - b
-    if isinstance(node, MultiplyExpression):
-        return a * b
-    if isinstance(node, DivideExpression):
-        if b == 0:
-            raise Undefined(f"division by zero in {quote(str(node))}")
-        return a / b
-    if isinstance(node, PowerExpression):
-        if b.denominator != 1:
-            if a < 0:
-                raise Undefined(f"{quote(str(node))} is a negative number to a fractional power")
-            raise _Inexact()
-        if a == 0 and b < 0:
-            raise Undefined(f"{quote(str(node))} divides by zero")
-        size = max(a.numerator.bit_length(), a.denominator.bit_length())
-        if size > 1 and abs(b) * size > MAX_EXACT_BITS:
-            raise ValueError(
-                f"constant {quote(str(node))} is too large to evaluate exactly"
-            )
-        return a ** int(b)
-    raise _Inexact()
+def constant_value(value: object, reading: Reading) -> Fraction:
+    """A parsed constant's exact value: an int as it is; a float as its decimal
+    text (`0.1` is 1/10) or as the binary number mathy_core computes with."""
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        return Fraction(int(value))
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise Undefined(f"constant {float.__repr__(value)} is not finite")
+        if reading == "decimal":
+            return Fraction(float.__repr__(value))
+        return Fraction(float(value))
+    raise Undefined(f"constant {quote(value, 40)} is not a number")
 
 
-def _child(node: MathExpression) -> MathExpression:
-    child = node.left if node.left is not None else node.right
-    if child is None:
-        raise Undefined(f"{type(node).__name__} has no operand")
-    return child
+def _root(number: int, degree: int) -> Optional[int]:
+    """The whole `degree`-th root of `number >= 0`, or None when it has none."""
+    if number < 2:
+        return number
+    bits = number.bit_length()
+    if degree >= bits:
+        return None  # 1 < root < 2
+    # Newton's method from above, on whole numbers.
+    guess = 1 << -(-bits // degree)
+    while True:
+        better = ((degree - 1) * guess + number // guess ** (degree - 1)) // degree
+        if better >= guess:
+            break
+        guess = better
+    return guess if guess**degree == number else None
 
 
-def _factorial_argument(child: MathExpression, reading: Reading, node: MathExpression) -> int:
-    value = exact_constant(child, reading)
-    if value.denominator != 1 or value < 0:
-        raise Undefined(f"{quote(str(node))} is the factorial of {value}, not of a whole number >= 0")
-    if value > MAX_FACTORIAL:
-        raise ValueError(
-            f"{quote(str(node))}: factorials are evaluated up to {MAX_FACTORIAL}!"
-        )
-    return int(value)
+def rational_power(base: Fraction, exponent: Fraction) -> Optional[Fraction]:
+    """`base ** exponent` when it is rational (`4^0.5`, `(9/4)^1.5`) and has at
+    most `MAX_EXACT_BITS` bits, else None. `base` must be >= 0, and > 0 when the
+    exponent is negative."""
+    degree = exponent.denominator
+    numerator = _root(base.numerator, degree)
+    if numerator is None:
+        return None
+    denominator = _root(base.denominator, degree)
+    if denominator is None:
+        return None
+    root = Fraction(numerator, denominator)
+    return _whole_power(root, exponent.numerator)
 
 
-def _has_variables(node: MathExpression) -> bool:
-    return bool(node.find_type(VariableExpression))
+def _whole_power(base: Fraction, exponent: int) -> Optional[Fraction]:
+    """`base ** exponent`, or None when it has more than `MAX_EXACT_BITS` bits."""
+    size = max(base.numerator.bit_length(), base.denominator.bit_length())
+    if size > 1 and abs(exponent) * size > MAX_EXACT_BITS:
+        return None
+    return base**exponent
+
+
+_UNARY_TYPES = (NegateExpression, FactorialExpression, AbsExpression, SgnExpression)
 
 
 class _Evaluator:
-    """Evaluates trees modulo `PRIME` at one point (one value per variable name
-    and per opaque subexpression, derived from `seed`)."""
+    """Evaluates trees at one point: one value per variable name and per opaque
+    subexpression, derived from `seed`."""
 
     def __init__(self, seed: str, reading: Reading) -> None:
         self.seed = seed
         self.reading = reading
-        self._values: Dict[str, int] = {}
+        self._roots: Dict[str, int] = {}
+        self._variables: Dict[str, int] = {}
 
-    def _symbol(self, key: str) -> int:
-        value = self._values.get(key)
+    def _hash(self, key: str) -> int:
+        digest = hashlib.blake2b(
+            f"{self.seed}\x00{self.reading}\x00{key}".encode("utf-8"), digest_size=8
+        ).digest()
+        return int.from_bytes(digest, "big") % (PRIME - 1) + 1
+
+    def _root_of(self, name: str) -> int:
+        """The `t` of a variable, which stands for `t^ROOT_DENOMINATORS`."""
+        root = self._roots.get(name)
+        if root is None:
+            root = self._roots[name] = self._hash("var:" + name)
+        return root
+
+    def _variable(self, name: str) -> int:
+        """The value of a variable at the point: `t^ROOT_DENOMINATORS`."""
+        value = self._variables.get(name)
         if value is None:
-            value = self._values[key] = _hash_to_field(self.seed, key)
+            value = self._variables[name] = pow(self._root_of(name), ROOT_DENOMINATORS, PRIME)
         return value
 
-    def _opaque(self, node: MathExpression) -> int:
-        return self._symbol("opaque:" + str(node))
+    def _opaque(self, kind: str, *arguments: Value) -> int:
+        """A pseudo-random function of the arguments' values: their exact values
+        where known, else their values at the point."""
+        parts = [kind]
+        for field, exact, _, _ in arguments:
+            parts.append(f"={exact}" if exact is not None else f"~{field}")
+        return self._hash("\x01".join(parts))
 
-    def evaluate(self, node: MathExpression) -> int:
+    def evaluate(self, node: MathExpression) -> Value:
+        kind = type(node)
+        # The commonest node types first, without the general dispatch below.
+        if kind is AddExpression or kind is MultiplyExpression:
+            left, right = node.left, node.right
+            if left is not None and right is not None:
+                fa, ea, sa, va = self.evaluate(left)
+                fb, eb, sb, vb = self.evaluate(right)
+                if kind is AddExpression:
+                    exact = None if ea is None or eb is None else ea + eb
+                    return (fa + fb) % PRIME, exact, _SUM[sa][sb], va and vb
+                exact = None if ea is None or eb is None else ea * eb
+                return fa * fb % PRIME, exact, _PRODUCT[sa][sb], va and vb
+        elif kind is VariableExpression:
+            return self._variable(str(node.identifier)), None, ANY_SIGN, False  # type: ignore[attr-defined]
         if isinstance(node, ConstantExpression):
-            return _to_field(constant_value(node.value, self.reading))
+            number = constant_value(node.value, self.reading)
+            return _to_field(number), number, _sign_of(number), True
         if isinstance(node, VariableExpression):
-            return self._symbol("var:" + str(node.identifier))
-        if isinstance(node, NegateExpression):
-            return -self.evaluate(_child(node)) % PRIME
-        if isinstance(node, FactorialExpression):
-            child = _child(node)
-            if _has_variables(child):
-                self.evaluate(child)
-                return self._opaque(node)
-            try:
-                argument = _factorial_argument(child, self.reading, node)
-            except _Inexact:
-                return self._opaque(node)
-            return math.factorial(argument) % PRIME
+            return self._variable(str(node.identifier)), None, ANY_SIGN, False
         left, right = node.left, node.right
+        if (left is None) != (right is None) or isinstance(node, _UNARY_TYPES):
+            child = left if left is not None else right
+            if child is None:
+                raise Undefined(f"{type(node).__name__} has no operand")
+            return self._unary(node, self.evaluate(child))
         if left is None or right is None:
-            # Functions (sgn, abs, ...): defined when their argument is.
-            if left is not None or right is not None:
-                self.evaluate(_child(node))
-            return self._opaque(node)
-        if isinstance(node, PowerExpression):
-            return self._power(node, left, right)
-        operation = _BINARY.get(type(node))
+            raise Undefined(f"{type(node).__name__} has no operands")
         a = self.evaluate(left)
         b = self.evaluate(right)
+        if isinstance(node, PowerExpression):
+            return self._power(node, left, a, b)
+        return self._binary(node, a, b)
+
+    def _binary(self, node: MathExpression, a: Value, b: Value) -> Value:
+        fa, ea, sa, va = a
+        fb, eb, sb, vb = b
+        exact: Optional[Fraction] = None
+        if isinstance(node, AddExpression):
+            if ea is not None and eb is not None:
+                exact = ea + eb
+            return (fa + fb) % PRIME, exact, _SUM[sa][sb], va and vb
+        if isinstance(node, SubtractExpression):
+            if ea is not None and eb is not None:
+                exact = ea - eb
+            return (fa - fb) % PRIME, exact, _SUM[sa][_negated(sb)], va and vb
+        if isinstance(node, MultiplyExpression):
+            if ea is not None and eb is not None:
+                exact = ea * eb
+            return fa * fb % PRIME, exact, _PRODUCT[sa][sb], va and vb
         if isinstance(node, DivideExpression):
-            if b == 0:
+            if eb == 0 or fb == 0 or sb == ZERO:
                 raise Undefined(f"division by zero in {quote(str(node))}")
-            return a * pow(b, -1, PRIME) % PRIME
-        if operation is None:
-            return self._opaque(node)
-        return operation(a, b) % PRIME
+            if ea is not None and eb is not None:
+                exact = ea / eb
+            return fa * pow(fb, -1, PRIME) % PRIME, exact, _PRODUCT[sa][sb & ~ZERO], va and vb
+        if isinstance(node, EqualExpression):
+            # The pair of sides, in either order.
+            low, high = sorted((a, b), key=lambda side: side[0])
+            return self._opaque("=", low, high), None, ANY_SIGN, va and vb
+        return self._opaque(type(node).__name__, a, b), None, ANY_SIGN, va and vb
+
+    def _unary(self, node: MathExpression, child: Value) -> Value:
+        field, exact, signs, constant = child
+        if isinstance(node, NegateExpression):
+            return -field % PRIME, None if exact is None else -exact, _negated(signs), constant
+        if isinstance(node, FactorialExpression):
+            if constant:
+                value = _factorial(exact, node)
+                return _to_field(value), value, POSITIVE, True
+            return self._opaque("!", child), None, POSITIVE, False
+        if exact is not None and isinstance(node, AbsExpression):
+            value = abs(exact)
+            return _to_field(value), value, _sign_of(value), True
+        if exact is not None and isinstance(node, SgnExpression):
+            value = Fraction((exact > 0) - (exact < 0))
+            return _to_field(value), value, _sign_of(value), True
+        if isinstance(node, AbsExpression):
+            signs = (signs & ZERO) | (POSITIVE if signs & (NEGATIVE | POSITIVE) else 0)
+        elif not isinstance(node, SgnExpression):
+            signs = ANY_SIGN
+        return self._opaque(type(node).__name__, child), None, signs, constant
 
     def _power(
-        self, node: MathExpression, left: MathExpression, right: MathExpression
-    ) -> int:
-        base = self.evaluate(left)
-        if _has_variables(right):
-            self.evaluate(right)
-            return self._opaque(node)
-        try:
-            exponent = exact_constant(right, self.reading)
-        except _Inexact:
-            return self._opaque(node)
-        if exponent.denominator != 1:
-            if not _has_variables(left):
-                try:
-                    if exact_constant(left, self.reading) < 0:
-                        raise Undefined(
-                            f"{quote(str(node))} is a negative number to a fractional power"
-                        )
-                except _Inexact:
-                    pass
-            return self._opaque(node)
-        if base == 0:
-            if exponent < 0:
+        self, node: MathExpression, base_node: MathExpression, base: Value, power: Value
+    ) -> Value:
+        field, exact, signs, constant = base
+        exponent = power[1]
+        if exponent is None:
+            # A variable or irrational exponent.
+            result_signs = POSITIVE if signs == POSITIVE else ANY_SIGN
+            return self._opaque("^", base, power), None, result_signs, constant and power[3]
+        if exponent.denominator == 1:
+            whole = int(exponent)
+            if exact is not None:
+                if exact == 0 and whole < 0:
+                    raise Undefined(f"{quote(str(node))} divides by zero")
+                value = _whole_power(exact, whole)
+                if value is not None:
+                    return _to_field(value), value, _sign_of(value), True
+            if (field == 0 or signs == ZERO) and whole < 0:
                 raise Undefined(f"{quote(str(node))} divides by zero")
-            return 1 if exponent == 0 else 0
-        return pow(base, int(exponent), PRIME)
+            if abs(whole) > MAX_EXPONENT:
+                raise ValueError(f"the exponent of {quote(str(node), 80)} is too large to evaluate")
+            return pow(field, whole, PRIME), None, _power_sign(signs, whole), constant
+        # A fractional power: defined for a base >= 0 only (> 0 when negative).
+        if not signs & (ZERO | POSITIVE) or (exact is not None and exact < 0):
+            raise Undefined(f"{quote(str(node))} is a negative number to a fractional power")
+        if exponent < 0 and (signs == ZERO or exact == 0 or field == 0):
+            raise Undefined(f"{quote(str(node))} divides by zero")
+        result_signs = POSITIVE | (signs & ZERO if exponent > 0 else 0)
+        if exact is not None:
+            root = rational_power(exact, exponent)
+            if root is not None:
+                return _to_field(root), root, _sign_of(root), True
+        elif type(base_node) is VariableExpression and ROOT_DENOMINATORS % exponent.denominator == 0:
+            steps = ROOT_DENOMINATORS // exponent.denominator * exponent.numerator
+            field = pow(self._root_of(str(base_node.identifier)), steps, PRIME)
+            return field, None, result_signs, False
+        return self._opaque("root", base, power), None, result_signs, constant
 
 
-_BINARY: Dict[type, Callable[[int, int], int]] = {
-    AddExpression: lambda a, b: a + b,
-    SubtractExpression: lambda a, b: a - b,
-    MultiplyExpression: lambda a, b: a * b,
-    # An equation's value is its residual, left - right.
-    EqualExpression: lambda a, b: a - b,
-}
+def _factorial(value: Optional[Fraction], node: MathExpression) -> Fraction:
+    if value is None:
+        raise ValueError(
+            f"{quote(str(node))} is the factorial of a number that is irrational or "
+            f"has more than MAX_EXACT_BITS={MAX_EXACT_BITS} bits"
+        )
+    if value.denominator != 1 or value < 0:
+        raise Undefined(
+            f"{quote(str(node))} is the factorial of {value}, not of a whole number >= 0"
+        )
+    if value > MAX_FACTORIAL:
+        raise ValueError(
+            f"{quote(str(node))}: factorials are evaluated up to {MAX_FACTORIAL}!"
+        )
+    return Fraction(math.factorial(int(value)))
 
 
-def _readings(*trees: MathExpression) -> Tuple[Reading, ...]:
-    floats = any(
-        isinstance(node.value, float)
-        for tree in trees
-        for node in tree.find_type(ConstantExpression)
+def has_floats(tree: MathExpression) -> bool:
+    """Whether a constant of the tree is a float whose two readings differ (`0.1`
+    is not the binary number that holds it; `0.5` is)."""
+    for node in tree.find_type(ConstantExpression):
+        value = node.value
+        if isinstance(value, float) and (
+            not math.isfinite(value) or Fraction(float.__repr__(value)) != Fraction(float(value))
+        ):
+            return True
+    return False
+
+
+def readings(*trees: MathExpression) -> Tuple[Reading, ...]:
+    """The readings trees are compared under: both when a float constant reads
+    two ways."""
+    return ("decimal", "binary") if any(has_floats(tree) for tree in trees) else ("decimal",)
+
+
+def same_tree(first: MathExpression, second: MathExpression) -> bool:
+    """Whether two trees are the same to the letter: node types, shapes,
+    constants (and their types) and variable names. Such trees have one value."""
+    pairs: List[Tuple[Optional[MathExpression], Optional[MathExpression]]] = [(first, second)]
+    while pairs:
+        a, b = pairs.pop()
+        if a is None or b is None:
+            if a is not b:
+                return False
+            continue
+        if type(a) is not type(b):
+            return False
+        if isinstance(a, ConstantExpression):
+            if type(a.value) is not type(b.value) or a.value != b.value:  # type: ignore[attr-defined]
+                return False
+        elif isinstance(a, VariableExpression):
+            if a.identifier != b.identifier:  # type: ignore[attr-defined]
+                return False
+        pairs.append((a.left, b.left))
+        pairs.append((a.right, b.right))
+    return True
+
+
+def point_values(
+    tree: MathExpression, seed: str, reading: Reading, points: int = POINTS
+) -> Tuple[int, ...]:
+    """The tree's value at each of the first `points` points of `seed`. Raises
+    `Undefined` when it has no finite value, `ValueError` when it is too large to
+    evaluate."""
+    return tuple(
+        _Evaluator(f"{seed}\x00{point}", reading).evaluate(tree)[0] for point in range(points)
     )
-    return ("decimal", "binary") if floats else ("decimal",)
+
+
+class ValueCheck:
+    """Compares trees with one expression (`before`), whose values are computed
+    once per reading."""
+
+    def __init__(self, before: MathExpression, seed: str) -> None:
+        self.before = before
+        self.seed = seed
+        self._floats: Optional[bool] = None  # found on first use
+        self._values: Dict[Reading, Optional[Tuple[int, ...]]] = {}
+
+    def _before(self, reading: Reading) -> Optional[Tuple[int, ...]]:
+        if reading not in self._values:
+            try:
+                self._values[reading] = point_values(self.before, self.seed, reading)
+            except ValueError:
+                self._values[reading] = None
+        return self._values[reading]
+
+    def keeps_value(self, *after: MathExpression) -> bool:
+        """Whether every tree of `after` has the value of `before`: False when one
+        has no finite value (or is too large to evaluate), or `before` has none."""
+        if self._floats is None:
+            self._floats = has_floats(self.before)
+        floats = self._floats or any(has_floats(tree) for tree in after)
+        chosen: Tuple[Reading, ...] = ("decimal", "binary") if floats else ("decimal",)
+        for reading in chosen:
+            expected = self._before(reading)
+            if expected is None:
+                return False
+            for tree in after:
+                try:
+                    if point_values(tree, self.seed, reading) != expected:
+                        return False
+                except ValueError:
+                    return False
+        return True
 
 
 def check_defined(tree: MathExpression, text: str) -> None:
     """Raise `ValueError` when the expression has no finite value (division by
-    zero, `0^-1`, a negative number to a fractional power...)."""
+    zero, `0^-1`, a negative number to a fractional power...) or is too large to
+    evaluate exactly."""
     try:
-        for reading in _readings(tree):
-            _Evaluator(text, reading).evaluate(tree)
-    except ValueError as error:
+        # One point shows it: the signs, and a zero divisor, do not depend on it.
+        for reading in readings(tree):
+            point_values(tree, text, reading, points=1)
+    except Undefined as error:
         raise ValueError(f"the value of {quote(text)} is not finite: {error}") from None
+    except ValueError as error:
+        raise ValueError(f"the value of {quote(text)} cannot be evaluated exactly: {error}") from None
 
 
 def same_value(before: MathExpression, after: MathExpression, seed: str) -> bool:
     """Whether two expressions have the same exact value, tested at `POINTS`
     points derived from `seed` under both readings of decimal constants. False
-    when `after` has no finite value (or is too large to evaluate) and `before`
-    has one."""
-    for reading in _readings(before, after):
-        for point in range(POINTS):
-            evaluator = f"{seed}\x00{point}"
-            try:
-                expected = _Evaluator(evaluator, reading).evaluate(before)
-            except ValueError:
-                return False
-            try:
-                if _Evaluator(evaluator, reading).evaluate(after) != expected:
-                    return False
-            except ValueError:
-                return False
-    return True
+    when `after` has no finite value (or is too large to evaluate)."""
+    return ValueCheck(before, seed).keeps_value(after)
 
 
 __all__ = (
     "MAX_EXACT_BITS",
+    "MAX_EXPONENT",
     "MAX_FACTORIAL",
+    "POINTS",
     "PRIME",
+    "ROOT_DENOMINATORS",
     "Undefined",
+    "ValueCheck",
     "check_defined",
     "constant_value",
-    "exact_constant",
+    "has_floats",
+    "point_values",
+    "rational_power",
+    "readings",
+    "same_tree",
     "same_value",
 )

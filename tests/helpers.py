@@ -256,3 +256,20 @@ def run_python(
         env=python_environment(hash_seed),
         timeout=timeout,
     )
+
+
+def answers_of(text: str) -> Tuple[float, List[List[int]], List[str]]:
+    """What a new PolySimplify says of `text`: the reward of reaching it, its
+    mask and the text each valid action leads to (to check that nothing a user
+    did changed the library's answers)."""
+    env = envs.PolySimplify()
+    state = env.state_from_text(text, max_moves=10)
+    step = env.get_state_transition(state)
+    mask = env.get_valid_moves(state)
+    nexts = [
+        env.get_next_state(state, (rule, node))[0].agent.problem
+        for rule, row in enumerate(mask)
+        for node, valid in enumerate(row)
+        if valid
+    ]
+    return float(step.reward), mask, nexts

@@ -4,8 +4,9 @@ mathy_envs, so the tests can catch the library getting them wrong."""
 
 import math
 from fractions import Fraction
-from typing import Dict, List, Literal, Sequence, Tuple
+from typing import Any, Dict, List, Literal, Sequence, Tuple
 
+import mpmath
 import numpy as np
 from mathy_core import (
     AbsExpression,
@@ -75,6 +76,22 @@ class TooHard(Exception):
 Reading = Literal["decimal", "binary"]
 
 
+def arithmetic(node: MathExpression, a: Any, b: Any) -> Any:
+    """`a` and `b` (Fractions or mpmath numbers) added, subtracted, multiplied or
+    divided, as `node` says; `TooHard` for other node types."""
+    if isinstance(node, AddExpression):
+        return a + b
+    if isinstance(node, SubtractExpression):
+        return a - b
+    if isinstance(node, MultiplyExpression):
+        return a * b
+    if isinstance(node, DivideExpression):
+        if b == 0:
+            raise Undefined("division by zero")
+        return a / b
+    raise TooHard(type(node).__name__)
+
+
 def exact_value(
     node: MathExpression, point: Dict[str, Fraction], reading: Reading = "decimal"
 ) -> Fraction:
@@ -108,18 +125,10 @@ def exact_value(
     assert node.left is not None and node.right is not None, type(node)
     a = exact_value(node.left, point, reading)
     b = exact_value(node.right, point, reading)
-    if isinstance(node, AddExpression):
-        return a + b
-    if isinstance(node, SubtractExpression):
-        return a - b
-    if isinstance(node, MultiplyExpression):
-        return a * b
     if isinstance(node, EqualExpression):
         return a - b
-    if isinstance(node, DivideExpression):
-        if b == 0:
-            raise Undefined("division by zero")
-        return a / b
+    if not isinstance(node, PowerExpression):
+        return arithmetic(node, a, b)
     if isinstance(node, PowerExpression):
         if b.denominator != 1:
             if a < 0:
@@ -147,26 +156,156 @@ def random_points(
     ]
 
 
+def sides(tree: MathExpression) -> List[MathExpression]:
+    """The sides of an equation (its value is the pair, in either order), or the
+    expression itself."""
+    if isinstance(tree, EqualExpression):
+        assert tree.left is not None and tree.right is not None
+        return [tree.left, tree.right]
+    return [tree]
+
+
+def _side_values(
+    tree: MathExpression, point: Dict[str, Fraction], reading: Reading
+) -> List[Fraction]:
+    return sorted(exact_value(side, point, reading) for side in sides(tree))
+
+
 def same_exact_value(before: MathExpression, after: MathExpression, seed: int) -> bool:
     """True when `after` has exactly the value of `before` at random points under
     both readings of float constants (points where `before` is undefined or too
-    hard to evaluate are skipped)."""
+    hard to evaluate are skipped). An equation's value is the pair of its sides."""
     names = {str(v.identifier) for v in after.find_type(VariableExpression)}
     names -= {str(v.identifier) for v in before.find_type(VariableExpression)}
     for point in random_points(before, seed):
         point.update({name: Fraction(7, 3) for name in names})
         for reading in ("decimal", "binary"):
             try:
-                expected = exact_value(before, point, reading)  # type: ignore[arg-type]
+                expected = _side_values(before, point, reading)  # type: ignore[arg-type]
             except (Undefined, TooHard):
                 continue
             try:
-                if exact_value(after, point, reading) != expected:  # type: ignore[arg-type]
+                if _side_values(after, point, reading) != expected:  # type: ignore[arg-type]
                     return False
             except Undefined:
                 return False
             except TooHard:
                 continue
+    return True
+
+
+# -- a high-precision numeric oracle, for irrational values ----------------------
+
+DIGITS = 120
+"""Working precision of `numeric_value`, in decimal digits."""
+AGREE = mpmath.mpf(10) ** -60
+"""Two values agree when they differ by less than this, relative to the larger."""
+
+
+def numeric_value(
+    node: MathExpression, point: Dict[str, Fraction], reading: Reading = "decimal"
+) -> "mpmath.mpf":
+    """The real value of a tree at a point, to `DIGITS` digits, with mpmath
+    (fractional powers of numbers >= 0 included). Raises `Undefined` where the
+    expression has no real value, `TooHard` for factorials beyond 300!."""
+    with mpmath.workdps(DIGITS):
+        return _numeric(node, point, reading)
+
+
+def _numeric(node: MathExpression, point: Dict[str, Fraction], reading: Reading) -> "mpmath.mpf":
+    if isinstance(node, (ConstantExpression, VariableExpression)):
+        exact = exact_value(node, point, reading)
+        return mpmath.mpf(exact.numerator) / exact.denominator
+    if isinstance(node, (NegateExpression, FactorialExpression, SgnExpression, AbsExpression)):
+        child = node.left if node.left is not None else node.right
+        assert child is not None
+        inner = _numeric(child, point, reading)
+        if isinstance(node, NegateExpression):
+            return -inner
+        if isinstance(node, SgnExpression):
+            return mpmath.mpf(mpmath.sign(inner))
+        if isinstance(node, AbsExpression):
+            return abs(inner)
+        whole = mpmath.nint(inner)
+        if inner < 0 or abs(inner - whole) > AGREE:
+            raise Undefined(f"{inner}!")
+        if whole > 300:
+            raise TooHard(f"{whole}!")
+        return mpmath.mpf(math.factorial(int(whole)))
+    assert node.left is not None and node.right is not None, type(node)
+    a = _numeric(node.left, point, reading)
+    b = _numeric(node.right, point, reading)
+    if not isinstance(node, PowerExpression):
+        return arithmetic(node, a, b)
+    if isinstance(node, PowerExpression):
+        whole = mpmath.nint(b)
+        if b == whole:
+            if a == 0 and b < 0:
+                raise Undefined("0 to a negative power")
+            return a ** int(whole)
+        if a < 0:
+            raise Undefined("negative number to a fractional power")
+        if a == 0 and b < 0:
+            raise Undefined("0 to a negative power")
+        return a**b
+    raise TooHard(type(node).__name__)
+
+
+def agree(a: "mpmath.mpf", b: "mpmath.mpf") -> bool:
+    scale = max(abs(a), abs(b), mpmath.mpf(1))
+    return bool(abs(a - b) <= AGREE * scale)
+
+
+def mixed_points(tree: MathExpression, seed: int, count: int = 4) -> List[Dict[str, Fraction]]:
+    """`count` points with random non-integer rational values per variable: the
+    first half positive, the rest of either sign."""
+    import random
+
+    rng = random.Random(seed)
+    names = sorted({str(v.identifier) for v in tree.find_type(VariableExpression)})
+    points = []
+    for index in range(count):
+        low = 1 if index < count // 2 else -6
+        points.append(
+            {name: Fraction(rng.randint(1, 97), rng.randint(2, 31)) + rng.randint(low, 5) for name in names}
+        )
+    return points
+
+
+def same_numeric_value(before: MathExpression, after: MathExpression, seed: int) -> bool:
+    """True when, at random points (and under both readings of float constants)
+    where `before` has a real value, `after` has one too and they agree to 60
+    digits. An equation's value is the pair of its sides."""
+    names = {str(v.identifier) for v in after.find_type(VariableExpression)}
+    names -= {str(v.identifier) for v in before.find_type(VariableExpression)}
+    for point in mixed_points(before, seed):
+        point.update({name: Fraction(7, 3) for name in names})
+        for reading in ("decimal", "binary"):
+            try:
+                expected = sorted(numeric_value(side, point, reading) for side in sides(before))  # type: ignore[arg-type]
+            except (Undefined, TooHard):
+                continue
+            try:
+                got = sorted(numeric_value(side, point, reading) for side in sides(after))  # type: ignore[arg-type]
+            except Undefined:
+                return False
+            except TooHard:
+                continue
+            if len(got) != len(expected) or not all(agree(x, y) for x, y in zip(got, expected)):
+                return False
+    return True
+
+
+def undefined_everywhere(tree: MathExpression, seed: int) -> bool:
+    """True when the tree has no real value at any of the random points."""
+    for point in mixed_points(tree, seed, count=8):
+        try:
+            numeric_value(tree, point)
+            return False
+        except Undefined:
+            continue
+        except TooHard:
+            return False
     return True
 
 

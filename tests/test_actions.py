@@ -1,12 +1,29 @@
 """Sampling one valid action per row of a batch of flat masks,
-`sample_valid_actions` (also exported by `mathy_envs.gym`)."""
+`sample_valid_actions` (also exported by `mathy_envs.gym`), and the actions of
+hand-built expression trees (`get_actions_for_node`)."""
 
-from typing import Any
+from typing import Any, Callable, List, Tuple
 
 import numpy as np
 import pytest
+from mathy_core import (
+    AddExpression,
+    BaseRule,
+    ConstantExpression,
+    EqualExpression,
+    MathExpression,
+    MultiplyExpression,
+    NegateExpression,
+    PowerExpression,
+    VariableExpression,
+)
+from mathy_core.rules import CommutativeSwapRule, DistributiveFactorOutRule
 
+from mathy_envs import envs
 from mathy_envs.actions import NO_VALID_ACTION, sample_valid_actions
+from mathy_envs.limits import MAX_DEPTH, MAX_NODES
+
+from helpers import time_limit
 
 MASKS = np.array(
     [
@@ -117,3 +134,177 @@ def test_bad_masks_are_value_errors(masks: Any, message: str) -> None:
 def test_rng_must_be_a_generator(rng: Any) -> None:
     with pytest.raises(ValueError, match="rng must be a numpy.random.Generator"):
         sample_valid_actions(MASKS, rng)
+
+
+# -- get_actions_for_node on hand-built trees ------------------------------------------
+
+
+def _x() -> VariableExpression:
+    return VariableExpression("x")
+
+
+def _like_terms() -> AddExpression:
+    """`4x + 2x`, built by hand."""
+    return AddExpression(
+        MultiplyExpression(ConstantExpression(4), _x()),
+        MultiplyExpression(ConstantExpression(2), _x()),
+    )
+
+
+def _with_child(make: Callable[[AddExpression], None]) -> Callable[[], MathExpression]:
+    """`x + 1` changed by `make` after it was built."""
+
+    def build() -> MathExpression:
+        tree = AddExpression(_x(), ConstantExpression(1))
+        make(tree)
+        return tree
+
+    return build
+
+
+def _set(tree: AddExpression, side: str, value: object) -> None:
+    setattr(tree, side, value)
+
+
+def _cycle_of_two() -> MathExpression:
+    inner = AddExpression(_x(), ConstantExpression(1))
+    outer = MultiplyExpression(inner, ConstantExpression(2))
+    inner.right = outer  # outer -> inner -> outer
+    return outer
+
+
+def _shared_node() -> MathExpression:
+    x = _x()
+    tree = AddExpression(x, ConstantExpression(1))
+    tree.right = x  # the same node on both sides
+    return tree
+
+
+def _stale_parent() -> MathExpression:
+    x = _x()
+    tree = AddExpression(x, ConstantExpression(1))
+    MultiplyExpression(x, ConstantExpression(2))  # moves x's parent link away
+    return tree
+
+
+def _chain(count: int, wrap: Callable[[MathExpression], MathExpression]) -> MathExpression:
+    tree: MathExpression = _x()
+    for _ in range(count):
+        tree = wrap(tree)
+    return tree
+
+
+class CustomNode(MathExpression):
+    """A node of no kind mathy_core knows (neither leaf, unary nor binary)."""
+
+
+class UnhashableName(str):
+    """A variable name whose own code fails."""
+
+    def __hash__(self) -> int:
+        raise RuntimeError("this name can't be hashed")
+
+
+class LoudAdd(AddExpression):
+    """A user's subclass whose own code fails."""
+
+    def __str__(self) -> str:
+        raise RuntimeError("LoudAdd can't print")
+
+
+ODD_TREES: List[Tuple[str, Callable[[], MathExpression], str]] = [
+    ("binary without children", lambda: AddExpression(None, None), "missing both operands"),
+    ("binary with one child", lambda: AddExpression(_x(), None), "missing its right operand"),
+    ("power with one child", lambda: PowerExpression(_x()), "missing its right operand"),
+    ("negation without child", lambda: NegateExpression(None), "no operand"),
+    ("child of an int", _with_child(lambda t: _set(t, "right", 5)), "child of an AddExpression node that is an int"),
+    ("child of a str", _with_child(lambda t: _set(t, "left", "x")), "that is a str, not a mathy_core"),
+    ("constant holding a str", lambda: AddExpression(ConstantExpression("3"), _x()), "constant holding '3'"),  # type: ignore[arg-type]
+    ("constant holding None", lambda: AddExpression(ConstantExpression(None), _x()), "constant holding None"),
+    ("constant holding a bool", lambda: AddExpression(ConstantExpression(True), _x()), "constant holding True"),
+    ("constant holding complex", lambda: AddExpression(ConstantExpression(1j), _x()), "not an int or float"),  # type: ignore[arg-type]
+    ("huge int constant", lambda: AddExpression(ConstantExpression(10**400), _x()), "MAX_CONSTANT"),
+    ("nan constant", lambda: AddExpression(ConstantExpression(float("nan")), _x()), "MAX_CONSTANT"),
+    ("lone str constant", lambda: ConstantExpression("a"), "constant holding 'a'"),  # type: ignore[arg-type]
+    ("variable named by an int", lambda: AddExpression(VariableExpression(5), _x()), "variable named 5"),  # type: ignore[arg-type]
+    ("variable with an empty name", lambda: AddExpression(VariableExpression(""), _x()), "one ASCII letter"),
+    ("variable with a digit name", lambda: AddExpression(VariableExpression("1"), _x()), "one ASCII letter"),
+    ("variable with a long name", lambda: AddExpression(VariableExpression("xyz"), _x()), "one ASCII letter"),
+    ("node that is its own child", _with_child(lambda t: _set(t, "left", t)), "node twice"),
+    ("node that is its own parent", _with_child(lambda t: _set(t, "parent", t)), "does not hold it as a child"),
+    ("cycle of two nodes", _cycle_of_two, "node twice"),
+    ("node with two parents", _shared_node, "node twice"),
+    ("stale parent link", _stale_parent, "whose parent is not the AddExpression node"),
+    ("leaf with a child", lambda: ConstantExpression(2).set_left(_x()), "with children (it is a leaf)"),
+    ("node of an unknown kind", lambda: AddExpression(CustomNode(), _x()), "CustomNode node, which is not"),
+    ("bare MathExpression", lambda: MathExpression(), "abstract class MathExpression"),
+    ("subclass whose code fails", lambda: LoudAdd(_x(), _x()), "RuntimeError: LoudAdd can't print"),
+    ("name whose code fails", lambda: AddExpression(VariableExpression(UnhashableName("x")), _x()), "RuntimeError: this name"),
+    ("too many nodes", lambda: _chain(MAX_NODES, lambda t: AddExpression(t, ConstantExpression(1))), f"MAX_NODES={MAX_NODES}"),
+    ("too deep", lambda: _chain(MAX_DEPTH + 5, NegateExpression), f"MAX_DEPTH={MAX_DEPTH}"),
+    ("equation in an env without them", lambda: EqualExpression(_x(), ConstantExpression(1)), "does not support equations"),
+]
+
+
+@pytest.mark.parametrize("name", [name for name, _, _ in ODD_TREES])
+def test_odd_hand_built_trees_are_value_errors_saying_what_is_wrong(name: str) -> None:
+    _, build, message = next(case for case in ODD_TREES if case[0] == name)
+    env = envs.PolySimplify()
+    with time_limit(10.0):  # cycles must not hang
+        tree = build()
+        with pytest.raises(ValueError) as info:
+            env.get_actions_for_node(tree)
+        with pytest.raises(ValueError):
+            env.random_action(tree)
+    assert message in str(info.value)
+    assert len(str(info.value)) < 400 and "\n" not in str(info.value)
+
+
+def test_well_formed_hand_built_trees_get_the_mask_of_their_text() -> None:
+    env = envs.PolySimplify()
+    for tree in (
+        _like_terms(),
+        NegateExpression(_x()),
+        ConstantExpression(3),
+        _x(),
+        AddExpression(NegateExpression(_x()), PowerExpression(_x(), ConstantExpression(2))),
+    ):
+        state = env.state_from_text(str(tree))
+        assert env.get_actions_for_node(tree) == env.get_valid_moves(state)
+    # A subtree is judged on its own nodes: 2x (of 4x + 2x) has no valid move.
+    subtree = _like_terms().right
+    assert subtree is not None
+    assert env.get_actions_for_node(subtree) == env.get_valid_moves(env.state_from_text("2x"))
+
+
+@pytest.mark.parametrize(
+    "rule_list, message",
+    [
+        (5, "rule_list must be a list of rule classes"),
+        ("CommutativeSwapRule", "rule_list must be a list of rule classes"),
+        ({CommutativeSwapRule}, "rule_list must be a list of rule classes"),
+        ([1], "but it holds 1"),
+        ([None], "but it holds None"),
+        ([object], "but it holds <class 'object'>"),
+        ([CommutativeSwapRule()], "pass the class, not an instance"),
+    ],
+    ids=["int", "str", "set", "list-of-int", "list-of-None", "object-class", "instance"],
+)
+def test_bad_rule_lists_are_value_errors(rule_list: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        envs.PolySimplify().get_actions_for_node(_like_terms(), rule_list)
+
+
+def test_a_rule_list_keeps_the_rows_of_its_rule_types() -> None:
+    env = envs.PolySimplify()
+    full = np.asarray(env.get_actions_for_node(_like_terms()))
+    factor = [i for i, rule in enumerate(env.rules) if isinstance(rule, DistributiveFactorOutRule)]
+    for rule_list in ([DistributiveFactorOutRule], (DistributiveFactorOutRule,)):
+        rows: np.ndarray = np.asarray(
+            env.get_actions_for_node(_like_terms(), rule_list)  # type: ignore[arg-type]
+        )
+        assert rows[factor].tolist() == full[factor].tolist() and rows[factor].any()
+        others = [i for i in range(len(env.rules)) if i not in factor]
+        assert not rows[others].any()
+    assert np.array_equal(env.get_actions_for_node(_like_terms(), [BaseRule]), full)
+    assert not np.asarray(env.get_actions_for_node(_like_terms(), [])).any()

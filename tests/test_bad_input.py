@@ -254,3 +254,160 @@ def test_cli_errors_are_one_short_line(argv: List[str], capsys: pytest.CaptureFi
     assert cli_main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and len(err) < MESSAGE_LIMIT
+
+
+# -- arguments whose repr fails -------------------------------------------------------
+
+
+class _RaisingRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("repr fails")
+
+    __str__ = __repr__
+
+
+class _EndlessRepr:
+    def __repr__(self) -> str:
+        return repr(self)  # recurses until RecursionError
+
+    __str__ = __repr__
+
+
+class _LoudInt(int):
+    """An int whose repr (and so str and format) fails."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("repr fails")
+
+
+def _unprintable_calls(bad: object) -> List[Tuple[str, Callable[[], object]]]:
+    from mathy_envs.gym import register_envs
+    from mathy_envs.types import MathyEnvProblemArgs
+
+    env = envs.PolySimplify()
+    state = env.state_from_text("4x + 2x")
+    return [
+        ("env max_moves", lambda: envs.PolySimplify(max_moves=bad)),
+        ("env rules", lambda: envs.PolySimplify(rules=bad)),
+        ("env invalid_action_response", lambda: envs.PolySimplify(invalid_action_response=bad)),
+        ("env seed", lambda: envs.PolySimplify(seed=bad)),
+        ("state max_moves", lambda: MathyEnvState(problem="x", max_moves=bad)),  # type: ignore[arg-type]
+        ("action", lambda: env.get_next_state(state, bad)),  # type: ignore[arg-type]
+        ("observation max_seq_len", lambda: state.to_observation(max_seq_len=bad)),  # type: ignore[call-overload]
+        ("observation obs_type", lambda: state.to_observation(obs_type=bad)),  # type: ignore[call-overload]
+        ("to_np pad_to", lambda: state.to_np(bad)),  # type: ignore[arg-type]
+        ("rule list", lambda: env.get_actions_for_node(env.parse("x + x").tree, bad)),  # type: ignore[arg-type]
+        ("difficulty", lambda: MathyEnvProblemArgs(difficulty=bad)),  # type: ignore[arg-type]
+        ("gym env_max_moves", lambda: MathyGymEnv(envs.PolySimplify, env_max_moves=bad)),  # type: ignore[arg-type]
+        ("gym seed", lambda: MathyGymEnv(envs.PolySimplify).reset(seed=bad)),  # type: ignore[arg-type]
+        ("register_envs", lambda: register_envs({"zz-unprintable": bad})),  # type: ignore[dict-item]
+        ("swarm n_walkers", lambda: SwarmConfig(n_walkers=bad)),  # type: ignore[arg-type]
+        ("swarm problem", lambda: swarm_solve(bad)),  # type: ignore[arg-type]
+    ]
+
+
+@pytest.mark.parametrize("kind", [_RaisingRepr, _EndlessRepr, _LoudInt])
+def test_messages_never_depend_on_a_repr_that_works(kind: Callable[[], object]) -> None:
+    bad = kind() if kind is not _LoudInt else _LoudInt(-7)
+    failures = []
+    for name, call in _unprintable_calls(bad):
+        try:
+            call()
+        except ValueError as error:
+            assert len(str(error)) < MESSAGE_LIMIT, (name, str(error)[:300])
+        except BaseException as error:  # noqa: BLE001 - reported below
+            failures.append(f"{name}: {type(error).__name__}")
+        else:
+            failures.append(f"{name}: accepted")
+    assert not failures
+
+
+# -- settings out of range or of the wrong type ---------------------------------------
+
+
+def _bad_settings() -> List[Tuple[str, Callable[[], object], str]]:
+    from mathy_envs.limits import MAX_MOVES, MAX_RULES
+    from mathy_envs.swarm import MAX_WALKERS
+
+    env = envs.PolySimplify()
+    state = env.state_from_text("4x + 2x")
+    nan, inf = float("nan"), float("inf")
+    rules = env.rules
+    poly = envs.PolySimplify
+    return [
+        ("reward_discount nan", lambda: poly(reward_discount=nan), "reward_discount"),
+        ("reward_discount inf", lambda: poly(reward_discount=inf), "reward_discount"),
+        ("reward_discount negative", lambda: poly(reward_discount=-0.5), "reward_discount"),
+        ("reward_discount above 1", lambda: poly(reward_discount=2), "reward_discount"),
+        ("reward_discount text", lambda: poly(reward_discount="0.9"), "reward_discount"),
+        ("reward_discount None", lambda: poly(reward_discount=None), "reward_discount"),
+        ("reward_discount bool", lambda: poly(reward_discount=True), "reward_discount"),
+        ("verbose text", lambda: poly(verbose="no"), "verbose must be a bool"),
+        ("verbose int", lambda: poly(verbose=1), "verbose must be a bool"),
+        ("verbose None", lambda: poly(verbose=None), "verbose must be a bool"),
+        ("previous_state_penalty text", lambda: poly(previous_state_penalty="False"), "previous_state_penalty"),
+        ("preferred_term_commute int", lambda: poly(preferred_term_commute=0), "preferred_term_commute"),
+        ("preferred_term_commute None", lambda: poly(preferred_term_commute=None), "preferred_term_commute"),
+        ("too many rules", lambda: poly(rules=rules * (MAX_RULES // len(rules) + 1)), "MAX_RULES"),
+        ("max_moves huge", lambda: poly(max_moves=10**30), "MAX_MOVES"),
+        ("seed list of text", lambda: poly(seed=["a"]), "seed"),
+        ("seed dict", lambda: poly(seed={}), "seed"),
+        ("parser int", lambda: setattr(poly(), "parser", 5), "parser must be"),
+        ("print_problem text", lambda: env.get_initial_state(print_problem="yes"), "print_problem"),  # type: ignore[arg-type]
+        ("rule of a history step", lambda: env.get_rule_from_timestep(5), "time_step"),  # type: ignore[arg-type]
+        ("render token text", lambda: env.render_state(state, "a", "3"), "token_index"),  # type: ignore[arg-type]
+        ("render reward None", lambda: env.render_state(state, "a", 1, None, None), "change_reward"),  # type: ignore[arg-type]
+        ("render name int", lambda: env.render_state(state, 5), "action_name"),  # type: ignore[arg-type]
+        ("state max_moves negative", lambda: MathyEnvState(problem="x", max_moves=-1), "max_moves"),
+        ("state max_moves huge", lambda: MathyEnvState(problem="x", max_moves=MAX_MOVES + 1), "MAX_MOVES"),
+        ("gym env_max_moves huge", lambda: MathyGymEnv(poly, env_max_moves=10**30), "env_max_moves"),
+        ("gym seed keyword list", lambda: MathyGymEnv(poly, seed=[1, 2]), "seed"),
+        ("gym reset options int", lambda: MathyGymEnv(poly).reset(options=5), "options must be a dict"),  # type: ignore[arg-type]
+        ("gym reset options text", lambda: MathyGymEnv(poly).reset(options="x"), "options must be a dict"),  # type: ignore[arg-type]
+        ("swarm n_walkers huge", lambda: SwarmConfig(n_walkers=10**30), "MAX_WALKERS"),
+        ("swarm n_walkers above limit", lambda: SwarmConfig(n_walkers=MAX_WALKERS + 1), "n_walkers"),
+        ("swarm max_moves huge", lambda: SwarmConfig(max_moves=10**30), "max_moves"),
+        ("mathy observation parser", lambda: state.to_mathy_observation(parser=5), "parser must be"),  # type: ignore[arg-type]
+        ("mathy observation mask of objects", lambda: state.to_mathy_observation(move_mask=[[object()]]), "move_mask"),  # type: ignore[list-item]
+        ("mathy observation mask of inf", lambda: state.to_mathy_observation(move_mask=[[inf]]), "move_mask"),  # type: ignore[list-item]
+        ("mathy observation mask of fractions", lambda: state.to_mathy_observation(move_mask=[[0.5]]), "move_mask"),  # type: ignore[list-item]
+        ("mathy observation mask of huge ints", lambda: state.to_mathy_observation(move_mask=[[10**30]]), "move_mask"),
+    ]
+
+
+@pytest.mark.parametrize("name", [name for name, _, _ in _bad_settings()])
+def test_bad_settings_are_value_errors_naming_the_setting(name: str) -> None:
+    _, call, setting = next(case for case in _bad_settings() if case[0] == name)
+    with pytest.raises(ValueError) as info:
+        call()
+    assert setting in str(info.value)
+    assert len(str(info.value)) < MESSAGE_LIMIT and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [("n_walkers", 0), ("n_walkers", 2.5), ("max_iters", "many"), ("seed", 1.5),
+     ("balance", None), ("max_seconds", "x"), ("max_steps", [1]), ("max_moves", -1)],
+)
+def test_a_swarm_config_changed_after_it_was_built_is_checked_again(
+    field: str, value: object
+) -> None:
+    config = SwarmConfig(max_iters=3)
+    setattr(config, field, value)
+    with pytest.raises(ValueError, match=field):
+        swarm_solve("4x + 2x", config)
+
+
+def test_good_settings_are_kept_in_their_plain_form() -> None:
+    env = envs.PolySimplify(
+        verbose=np.bool_(False), reward_discount=np.float32(0.5), max_moves=_LoudInt(9)
+    )
+    assert type(env.verbose) is bool and type(env.reward_discount) is float
+    assert type(env.max_moves) is int and env.max_moves == 9
+    assert envs.PolySimplify(reward_discount=0).reward_discount == 0.0
+    assert envs.PolySimplify(reward_discount=1).reward_discount == 1.0
+    gym_env = MathyGymEnv(envs.PolySimplify, seed=np.int64(3))
+    gym_env.reset(seed=np.int64(4))  # numpy ints seed gymnasium too
+    gym_env.reset(options={})
+    assert MathyEnvState(problem="x", max_moves=0).max_moves == 0
+    assert SwarmConfig(n_walkers=np.int64(4)).n_walkers == 4

@@ -338,6 +338,8 @@ BAD_INPUT = [
     (["solve", "4x + (2y"], "4x + (2y"),
     (["solve", ""], None),
     (["solve", "x = 2"], "x = 2"),
+    (["solve", "1" + "0" * 310 + " + x"], "MAX_CONSTANT"),
+    (["solve", "0." + "0" * 329 + "1 + x"], "MIN_CONSTANT"),
     (["solve", "4x + 2x", "--max-moves", "0"], "max-moves"),
     (["problems"], "env"),
     (["solve"], "problem"),
@@ -367,7 +369,7 @@ def check_bad_input(code: int, stdout: str, stderr: str, needle: Optional[str]) 
 
 
 # The subprocess runs cover each kind of bad input; every case runs in-process.
-BAD_INPUT_SUBPROCESS = [BAD_INPUT[i] for i in (0, 1, 2, 3, 5, 7, 9, 10, 16)]
+BAD_INPUT_SUBPROCESS = [BAD_INPUT[i] for i in (0, 1, 2, 3, 5, 7, 8, 11, 12, 18)]
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,14 @@ from typing import Any, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
 import pytest
-from mathy_core import BaseRule, ExpressionParser, MathExpression
+from mathy_core import (
+    BaseRule,
+    ConstantExpression,
+    ExpressionParser,
+    MathExpression,
+    MultiplyExpression,
+    VariableExpression,
+)
 from mathy_core.rules import (
     AssociativeSwapRule,
     CommutativeSwapRule,
@@ -25,7 +32,8 @@ from mathy_core.rules import (
 
 from mathy_envs import MathyEnv, MathyEnvState, MathyObservation, ObservationType
 from mathy_envs.env import INVALID_ACTION_RESPONSES
-from mathy_envs.envs import PolyHaystackLikeTerms, PolySimplify
+from mathy_envs.envs import MATHY_BUILTIN_ENVS, PolyHaystackLikeTerms, PolySimplify
+from mathy_envs.rewards import RewardScheme
 from mathy_envs.state import MathyEnvStateStep, MathyGraphObservation
 from mathy_envs.time_step import TimeStep, is_terminal_transition, termination, transition
 from mathy_envs.types import (
@@ -35,7 +43,7 @@ from mathy_envs.types import (
     MathyEnvProblemArgs,
 )
 
-from helpers import CORE_RULE_TYPES, is_last, is_mid, rule_index, time_limit
+from helpers import CORE_RULE_TYPES, answers_of, is_last, is_mid, rule_index, time_limit
 from oracles import keeps_value
 
 NAMESPACE = "mathy.test"
@@ -1536,3 +1544,139 @@ def test_state_from_text_of_an_equation() -> None:
     ):
         with pytest.raises(ValueError, match="PolySimplify does not support equations"):
             use()
+
+
+# -- user code is given trees of its own -------------------------------------------
+
+LIKE_TERMS = "4x + 2y + 2x"
+
+
+def _rewrite_and_keep(kept: List[Tuple[str, MathExpression]], text: str, tree: MathExpression) -> None:
+    """What careless user code does: keep the tree, and change it (the last
+    term of `4x + 2y + 2x` becomes `2z`, which would make it a win)."""
+    kept.append((text, tree))
+    if text == LIKE_TERMS:
+        tree.set_right(MultiplyExpression(ConstantExpression(2), VariableExpression("z")))
+
+
+class _RewritingTransition(PolySimplify):
+    kept: List[Tuple[str, MathExpression]]
+
+    def transition_fn(
+        self, env_state: MathyEnvState, expression: MathExpression, features: MathyObservation
+    ) -> Optional[TimeStep]:
+        _rewrite_and_keep(self.kept, env_state.agent.problem, expression)
+        return super().transition_fn(env_state, expression, features)
+
+
+class _RewritingGoal(PolySimplify):
+    kept: List[Tuple[str, MathExpression]]
+
+    def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
+        _rewrite_and_keep(self.kept, env_state.agent.problem, expression)
+        return super().is_goal(env_state, expression)
+
+
+class _RewritingVerdict(RewardScheme):
+    def __init__(self, kept: List[Tuple[str, MathExpression]]) -> None:
+        self.kept = kept
+
+    def own_verdict(self, env, state, expression, features):  # type: ignore[no-untyped-def]
+        _rewrite_and_keep(self.kept, state.agent.problem, expression)
+        return super().own_verdict(env, state, expression, features)
+
+
+def _rewriting_env(where: str, kept: List[Tuple[str, MathExpression]]) -> MathyEnv:
+    if where == "transition_fn":
+        env: MathyEnv = _RewritingTransition()
+    elif where == "is_goal":
+        env = _RewritingGoal()
+    elif where == "instance transition_fn":
+        env = PolySimplify()
+        built_in = env.transition_fn
+
+        def transition_fn(state: MathyEnvState, expression: MathExpression, features: Any) -> Any:
+            _rewrite_and_keep(kept, state.agent.problem, expression)
+            return built_in(state, expression, features)
+
+        env.transition_fn = transition_fn  # type: ignore[method-assign]
+        return env
+    else:
+        env = PolySimplify()
+        env.reward_scheme = _RewritingVerdict(kept)
+        return env
+    env.kept = kept  # type: ignore[attr-defined]
+    return env
+
+
+@pytest.mark.parametrize(
+    "where", ["transition_fn", "is_goal", "instance transition_fn", "scheme own_verdict"]
+)
+def test_user_code_that_rewrites_its_tree_changes_no_later_answer(where: str) -> None:
+    before = answers_of(LIKE_TERMS)
+    assert before[0] == EnvRewards.TIMESTEP and before[1] == expected_mask(LIKE_TERMS)
+    kept: List[Tuple[str, MathExpression]] = []
+    env = _rewriting_env(where, kept)
+    state = env.state_from_text(LIKE_TERMS, max_moves=10)
+    env.get_state_transition(state)
+    assert [text for text, _ in kept] == [LIKE_TERMS]
+    assert str(kept[0][1]) == "4x + 2y + 2z"  # the user's copy, changed
+    assert answers_of(LIKE_TERMS) == before
+    # The user's env steps from the real expression as well.
+    valid = np.argwhere(np.asarray(env.get_valid_moves(state)))
+    for rule, node in valid:
+        out, _, _ = env.get_next_state(state, (int(rule), int(node)))
+        assert out.agent.problem in before[2]
+    assert str(kept[0][1]) == "4x + 2y + 2z"
+
+
+def test_a_tree_kept_by_transition_fn_is_never_changed_by_later_steps() -> None:
+    kept: List[Tuple[str, MathExpression]] = []
+
+    class Keeping(PolySimplify):
+        def transition_fn(
+            self, env_state: MathyEnvState, expression: MathExpression, features: MathyObservation
+        ) -> Optional[TimeStep]:
+            kept.append((env_state.agent.problem, expression))
+            return super().transition_fn(env_state, expression, features)
+
+    env = Keeping()
+    rng = random.Random(5)
+    for text in ["4x + 2y + 2x + 7 + 3y", "2x * 3x + (x + 4x)", LIKE_TERMS]:
+        state = env.state_from_text(text, max_moves=12)
+        env.get_state_transition(state)
+        for _ in range(12):
+            valid = np.argwhere(np.asarray(env.get_valid_moves(state)))
+            if len(valid) == 0:
+                break
+            rule, node = valid[rng.randrange(len(valid))]
+            state, step, _ = env.get_next_state(state, (int(rule), int(node)))
+            if is_terminal_transition(step):
+                break
+    assert len(kept) > 10
+    for text, tree in kept:
+        assert str(tree) == str(ExpressionParser().parse(text)), text
+    # Each call got a tree of its own.
+    assert len({id(tree) for _, tree in kept}) == len(kept)
+
+
+class _OwnProblems(PolySimplify):
+    """A user's env that only draws its own problems: it keeps the shared tree."""
+
+    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+        return MathyEnvProblem("4x + 2x", 2, self.get_env_namespace())
+
+
+def test_library_code_alone_is_given_the_cached_tree() -> None:
+    for env_type in [*MATHY_BUILTIN_ENVS, _OwnProblems]:
+        env = env_type()
+        assert env._judged_by_library(env.reward_scheme), env_type.__name__
+    kept: List[Tuple[str, MathExpression]] = []
+    for where in ["transition_fn", "is_goal", "instance transition_fn", "scheme own_verdict"]:
+        env = _rewriting_env(where, kept)
+        assert not env._judged_by_library(env.reward_scheme), where
+    env = PolySimplify()
+    env.reward_scheme = _RewritingVerdict(kept)
+    assert not env._judged_by_library(env.reward_scheme)
+    env.reward_scheme = RewardScheme()
+    assert env._judged_by_library(env.reward_scheme)

@@ -17,6 +17,7 @@ from mathy_envs.limits import (
     MAX_TEXT_LENGTH,
     check_size,
     quote,
+    type_name,
 )
 from mathy_envs.state import ObservationType
 
@@ -194,3 +195,97 @@ def test_a_move_budget_below_one_or_not_an_int_is_refused(max_moves: object) -> 
     with pytest.raises(ValueError, match="env_max_moves must be"):
         MathyGymEnv(envs.PolySimplify, env_problem="4x + 2x", env_max_moves=max_moves)
     assert envs.PolySimplify(max_moves=1).max_moves == 1
+
+
+class _RaisingRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("repr fails")
+
+
+class _EndlessRepr:
+    def __repr__(self) -> str:
+        return repr(self)  # recurses until RecursionError
+
+
+class _LoudStr(str):
+    def __repr__(self) -> str:
+        raise RuntimeError("repr fails")
+
+
+class _LoudInt(int):
+    def __repr__(self) -> str:
+        raise RuntimeError("repr fails")
+
+
+class _NamedByProperty(type):
+    @property
+    def __name__(self) -> str:  # type: ignore[override]
+        raise RuntimeError("no name")
+
+
+class _Anonymous(metaclass=_NamedByProperty):
+    def __repr__(self) -> str:
+        raise RuntimeError("repr fails")
+
+
+def test_quote_never_depends_on_a_repr_that_works() -> None:
+    assert quote(_RaisingRepr()) == "<_RaisingRepr object>"
+    assert quote(_EndlessRepr()) == "<_EndlessRepr object>"
+    assert quote(_LoudStr("4x")) == "'4x'"
+    assert quote(_LoudInt(3)) == "<_LoudInt object>"
+    assert quote([_RaisingRepr(), 1, "a"]) == "[<_RaisingRepr object>, 1, 'a']"
+    assert quote({"k": _EndlessRepr()}) == "{'k': <_EndlessRepr object>}"
+    assert quote(_Anonymous()) == "<_Anonymous object>"  # the metaclass never runs
+    assert quote(np.array([_RaisingRepr()], dtype=object)) == "<ndarray object>"
+
+
+def test_quote_is_short_and_quick_for_huge_and_odd_values() -> None:
+    import time
+
+    huge = list(range(10**6))
+    mapping = {i: i for i in range(10**5)}
+    start = time.perf_counter()
+    for value in (huge, mapping, set(huge), 10**5000, [[[[[1]]]]]):
+        shown = quote(value)
+        assert len(shown) < 250 and "\n" not in shown, shown
+    assert time.perf_counter() - start < 0.5
+    assert quote(10**5000) == "<int of 16610 bits>"
+    assert quote({"b": 1, "a": 2}) == "{'b': 1, 'a': 2}"  # in the dict's own order
+    assert quote(np.eye(2)) == "array([[1., 0.], [0., 1.]])"  # on one line
+    long_name = type("N" * 500, (), {})
+    assert type_name(long_name()) == "N" * 60 + "..."
+
+
+HUGE_CONSTANT = "1" + "0" * 310 + " + x"
+"""A constant past the float range, with one significant digit."""
+
+
+def _gym_reset(text: str) -> None:
+    gymnasium = pytest.importorskip("gymnasium")
+    import mathy_envs.gym  # noqa: F401  (registers the ids)
+
+    env = gymnasium.make("mathy-poly-easy-v0", env_problem=text)
+    try:
+        env.reset(seed=0)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        lambda text: MathyEnvState(problem=text).to_observation(),
+        lambda text: envs.PolySimplify().state_from_text(text),
+        lambda text: __import__("mathy_envs.swarm", fromlist=["swarm_solve"]).swarm_solve(text),
+        lambda text: MathyEnvState.from_string(
+            MathyEnvState(problem="x").to_string().replace("@x@", f"@{text}@", 1)
+        ),
+        _gym_reset,
+    ],
+    ids=["state", "env", "swarm", "from_string", "gym"],
+)
+def test_a_constant_past_the_float_range_is_a_value_error_everywhere(
+    entry: Callable[[str], object],
+) -> None:
+    with pytest.raises(ValueError, match="MAX_CONSTANT"):
+        entry(HUGE_CONSTANT)

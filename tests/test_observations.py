@@ -16,6 +16,12 @@ from mathy_core import ConstantExpression, ExpressionParser, MathExpression
 from mathy_core.expressions import MathTypeKeys
 
 from mathy_envs import MathyEnv, MathyEnvState, MathyObservation, envs
+from mathy_envs.observations import (
+    ObservationInputs,
+    ObservationKind,
+    register_observation,
+    unregister_observation,
+)
 from mathy_envs.observations.common import mask_matrix
 from mathy_envs.state import (
     MathyGraphObservation,
@@ -919,3 +925,184 @@ def test_an_env_without_rules_gives_empty_masks_both_observations_accept() -> No
     for moves in (env.get_valid_moves(state), env.valid_moves_array(state)):
         assert state.to_mathy_observation(move_mask=moves).mask == []
         assert state.to_observation(move_mask=moves).shape == (3 + 2 * 128,)
+
+
+# -- custom observation types can't change what later observations see ---------------
+
+LAYOUT_ARRAYS = [
+    "preorder", "type_ids", "values", "is_leaf", "depth", "parent", "side",
+    "levelorder", "edge_index", "edge_types", "normalized_type_ids", "normalized_values",
+]
+
+
+class _Vandal(ObservationKind[None]):
+    """A custom observation type that tries to change everything its inputs'
+    layout holds: scaling its arrays in place, editing its sequences."""
+
+    name = "vandal"
+
+    def __init__(self) -> None:
+        self.refused: Dict[str, str] = {}
+
+    def _try(self, what: str, change: Any) -> None:
+        try:
+            change()
+        except (ValueError, TypeError, AttributeError) as error:
+            self.refused[what] = str(error)
+
+    def build(self, inputs: ObservationInputs) -> None:
+        layout = inputs.layout
+
+        def scale(array: np.ndarray) -> None:
+            array *= 3
+            array += 1
+
+        for name in LAYOUT_ARRAYS:
+            self._try(name, lambda name=name: scale(getattr(layout, name)))
+        for normalize in (False, True):
+            for side, array in enumerate(layout.preordered(normalize)):
+                self._try(f"preordered({normalize})[{side}]", lambda a=array: scale(a))
+        self._try("nodes", lambda: layout.nodes.reverse())  # type: ignore[attr-defined]
+        self._try("children", lambda: layout.children[0].reverse())  # type: ignore[attr-defined]
+        self._try("shapes", lambda: layout.shapes.reverse())  # type: ignore[union-attr]
+        self._try("set values", lambda: setattr(layout, "values", layout.values * 3))
+        # preorder_lists gives lists of the caller's own: changing them is fine.
+        types, values = layout.preorder_lists()
+        types.reverse()
+        values[:] = [9.0] * len(values)
+        return None
+
+    def space(self, max_seq_len: int, num_rules: int) -> Any:
+        from gymnasium import spaces
+
+        return spaces.Discrete(1)
+
+
+def _everything_observed(text: str) -> List[Any]:
+    """Every built-in observation of `text` (normalized and raw), its
+    `MathyObservation` and the mask a new env computes for it."""
+    env = envs.PolySimplify()
+    state = env.state_from_text(text)
+    mask = env.valid_moves_array(state)
+    seen: List[Any] = [mask.tolist(), state.to_mathy_observation(move_mask=mask)]
+    for normalize in (True, False):
+        for obs_type in ALL_TYPES:
+            obs = state.to_observation(
+                move_mask=mask, max_seq_len=16, obs_type=obs_type, normalize=normalize
+            )
+            values = [obs] if isinstance(obs, np.ndarray) else list(obs.to_dict().values())
+            seen += [v.tolist() if isinstance(v, np.ndarray) else v for v in values]
+    return seen
+
+
+def test_a_custom_type_that_writes_into_its_layout_changes_no_later_observation() -> None:
+    text = "6x + 3y + 2 * (x + 5)"  # its own text: a failure can't leak into other tests
+    before = _everything_observed(text)
+    vandal = register_observation(_Vandal())
+    try:
+        assert make_state(text).to_observation(obs_type="vandal", max_seq_len=16) is None
+    finally:
+        unregister_observation("vandal")
+    assert _everything_observed(text) == before
+    # Every write failed loudly.
+    assert isinstance(vandal, _Vandal)
+    arrays = [n for n in vandal.refused if n not in ("nodes", "children", "shapes", "set values")]
+    assert len(arrays) == len(LAYOUT_ARRAYS) + 4
+    for name in arrays:
+        assert "read-only" in vandal.refused[name], name
+    assert set(vandal.refused) - set(arrays) == {"nodes", "children", "shapes", "set values"}
+
+
+class _Keeper(ObservationKind[None]):
+    """A custom observation type that keeps every layout it is given."""
+
+    name = "keeper"
+
+    def __init__(self) -> None:
+        self.kept: List[Tuple[str, Any]] = []
+
+    def build(self, inputs: ObservationInputs) -> None:
+        self.kept.append((inputs.state.agent.problem, inputs.layout))
+        return None
+
+    def space(self, max_seq_len: int, num_rules: int) -> Any:
+        from gymnasium import spaces
+
+        return spaces.Discrete(1)
+
+
+def test_a_layout_kept_by_a_custom_type_still_describes_its_expression_after_later_steps() -> None:
+    from mathy_envs.parsing import NodeLayout
+
+    keeper = _Keeper()
+    register_observation(keeper)
+    try:
+        env = envs.PolySimplify()
+        rng = np.random.default_rng(3)
+        for text in ["5x + 2y + 2x + 9 + 3y", "3x * 2x + (x + 6x)"]:
+            state = env.state_from_text(text, max_moves=10)
+            for _ in range(10):
+                state.to_observation(obs_type="keeper", max_seq_len=32)
+                valid = np.argwhere(env.valid_moves_array(state))
+                if len(valid) == 0:
+                    break
+                rule, node = valid[rng.integers(len(valid))]
+                state, step, _ = env.get_next_state(state, (int(rule), int(node)))
+                if step.step_type[0] == 2:
+                    break
+    finally:
+        unregister_observation("keeper")
+    assert len(keeper.kept) > 6
+    for text, layout in keeper.kept:
+        fresh = NodeLayout(tree(text))
+        for name in LAYOUT_ARRAYS:
+            assert np.array_equal(getattr(layout, name), getattr(fresh, name)), (text, name)
+        for normalize in (False, True):
+            for kept, made in zip(layout.preordered(normalize), fresh.preordered(normalize)):
+                assert np.array_equal(kept, made), text
+        assert layout.children == fresh.children and layout.levels == fresh.levels
+        assert layout.shapes in (fresh.shapes, None), text
+        assert layout.preorder_lists() == fresh.preorder_lists()
+
+
+class _NodeVandal(ObservationKind[None]):
+    """A custom observation type that rewrites the nodes of its layout and keeps
+    them."""
+
+    name = "node-vandal"
+
+    def __init__(self) -> None:
+        self.kept: List[Tuple[str, List[str]]] = []
+
+    def build(self, inputs: ObservationInputs) -> None:
+        nodes = inputs.layout.nodes
+        self.kept.append((inputs.state.agent.problem, [str(node) for node in nodes]))
+        for node in nodes:
+            if isinstance(node, ConstantExpression):
+                node.value = 1  # every coefficient becomes 1
+            node.left, node.right = node.right, node.left  # mirror every operator
+        return None
+
+    def space(self, max_seq_len: int, num_rules: int) -> Any:
+        from gymnasium import spaces
+
+        return spaces.Discrete(1)
+
+
+def test_a_custom_type_that_rewrites_its_nodes_changes_no_later_answer() -> None:
+    text = "7x + 3y + 5 * (x + 4)"  # its own text: a failure can't leak into other tests
+    before = _everything_observed(text)
+    vandal = _NodeVandal()
+    register_observation(vandal)
+    try:
+        env = envs.PolySimplify()
+        state = env.state_from_text(text)
+        state.to_observation(obs_type="node-vandal", max_seq_len=16)
+        assert _everything_observed(text) == before
+        # Later steps from that text are those of an untouched tree, and the
+        # nodes the type was given stay as it left them.
+        env.get_next_state(state, tuple(int(i) for i in np.argwhere(env.valid_moves_array(state))[0]))
+        assert str(ExpressionParser().parse(text)) == text
+    finally:
+        unregister_observation("node-vandal")
+    assert vandal.kept == [(text, [str(node) for node in ExpressionParser().parse(text).to_list("inorder")])]

@@ -7,16 +7,21 @@ from typing import List
 
 import numpy as np
 import pytest
-from mathy_core import ExpressionParser
+from mathy_core import ExpressionParser, MathExpression, UnaryExpression
 from mathy_core.rules import CommutativeSwapRule
 
 from mathy_envs.parsing import (
     ExpressionCache,
     NodeLayout,
+    ParsedExpression,
+    apply_rule,
+    copy_tree,
     expression_cache,
     new_parser,
     parser_lock,
 )
+from mathy_envs.envs import PolySimplify
+from mathy_envs.rules import core_rules
 
 from oracles import parse
 
@@ -111,7 +116,7 @@ def test_layout_arrays_agree_with_the_tree(text: str) -> None:
     layout = NodeLayout(tree)
     inorder = tree.to_list("inorder")
     preorder = tree.to_list("preorder")
-    assert layout.nodes == inorder
+    assert layout.nodes == tuple(inorder)
     assert [inorder[i] for i in layout.preorder] == preorder
     assert layout.type_ids.tolist() == [float(n.type_id) for n in inorder]
     values = [float(getattr(n, "value", 0.0) or 0.0) for n in inorder]
@@ -178,3 +183,177 @@ def test_caches_sharing_entries_never_return_a_tree_another_took() -> None:
     tree = second.take_tree("2x + 3x")
     tree.left = tree.right = None
     assert str(first.parse("2x + 3x").tree) == "2x + 3x"
+
+
+# -- what a layout and a copied tree let their users do ------------------------------
+
+LAYOUT_ARRAYS = [
+    "preorder", "type_ids", "values", "is_leaf", "depth", "parent", "side",
+    "levelorder", "edge_index", "edge_types", "normalized_type_ids", "normalized_values",
+]
+
+
+@pytest.mark.parametrize("text", ["4x + 2y^2 - 7 * x", "x", "12.5x - 0.1 + 3y", "5 + 5"])
+def test_a_layout_hands_out_nothing_that_can_be_changed(text: str) -> None:
+    """Every caller gets the same cached layout of a text: its arrays are
+    read-only, its sequences tuples, and its attributes can't be set."""
+    layout = expression_cache().parse(text).layout
+    arrays = {name: getattr(layout, name) for name in LAYOUT_ARRAYS}
+    for normalize in (False, True):
+        types, values = layout.preordered(normalize)
+        arrays[f"preordered({normalize})[0]"] = types
+        arrays[f"preordered({normalize})[1]"] = values
+        again = layout.preordered(normalize)
+        assert again[0] is types and again[1] is values  # the same two arrays
+    before = {name: array.copy() for name, array in arrays.items()}
+    for name, array in arrays.items():
+        assert not array.flags.writeable, name
+        with pytest.raises(ValueError, match="read-only"):
+            array += 1
+        with pytest.raises(ValueError, match="read-only"):
+            array[...] = 7
+        assert np.array_equal(getattr(layout, name) if name in LAYOUT_ARRAYS else array, before[name])
+    assert isinstance(layout.nodes, tuple)
+    assert layout.shapes is not None and isinstance(layout.shapes, tuple)
+    assert all(isinstance(side, tuple) for side in layout.children)
+    with pytest.raises(AttributeError, match="read-only"):
+        layout.values = np.zeros(3, np.float32)  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="read-only"):
+        layout.nodes = ()  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="read-only"):
+        del layout.nodes
+    # preorder_lists gives new lists on every call.
+    types_list, values_list = layout.preorder_lists()
+    types_list.append(99)
+    values_list[0] = 99.0
+    assert layout.preorder_lists() == NodeLayout(parse(text)).preorder_lists()
+
+
+def test_the_arrays_of_a_layout_stay_read_only_when_computed_in_any_order() -> None:
+    # Some arrays are computed from others (normalized from raw values, edge types
+    # from sides): whichever is read first, every one comes out read-only.
+    for first in LAYOUT_ARRAYS:
+        layout = NodeLayout(parse("4x + 2y^2 - 7 * (x + 3)"))
+        getattr(layout, first)
+        for name in LAYOUT_ARRAYS:
+            assert not getattr(layout, name).flags.writeable, (first, name)
+
+
+COPIED = [
+    "4x + 2y^2 - 7 * x", "x", "-x", "2 - -x", "-(2 + y) * -x", "12.5x - 0.1 + 3y",
+    "x = 2y / 3", "sgn(x) + 2", "(x + 2)(x + 3)",
+]
+
+
+@pytest.mark.parametrize("text", COPIED)
+def test_copy_tree_copies_every_node_and_shares_none(text: str) -> None:
+    original = new_parser().parse(text)
+    printed = str(original)
+    copy = copy_tree(original)
+    assert str(copy) == printed and copy.parent is None
+    originals = {id(node) for node in original.to_list()}
+    copied = copy.to_list()
+    assert [type(node) for node in copied] == [type(node) for node in original.to_list()]
+    for node, source in zip(copied, original.to_list()):
+        assert id(node) not in originals
+        assert node.id == source.id
+        assert getattr(node, "value", None) == getattr(source, "value", None)
+        assert getattr(node, "identifier", None) == getattr(source, "identifier", None)
+        # No attribute leads back into the original tree.
+        for name, value in vars(node).items():
+            assert id(value) not in originals, (text, name)
+        assert node.classes == source.classes and node.classes is not source.classes
+        for child in (node.left, node.right):
+            assert child is None or child.parent is node
+        if isinstance(node, UnaryExpression):
+            assert node.get_child() is not None
+            assert node.child is None or node.child is node.get_child()
+    # Changing the copy leaves the original as it was.
+    swap = CommutativeSwapRule()
+    if swap.can_apply_to(copy):
+        swap.apply_to(copy)
+    for node in copy.to_list():
+        node.left = node.right = None
+    assert str(original) == printed
+    assert str(copy_tree(original)) == printed
+
+
+@pytest.mark.parametrize("text", [*COPIED, "2x * 3x + 4(x + 1) - 3 * 5 + x^2 * x^3"])
+def test_every_core_rule_gives_on_a_copy_what_it_gives_on_a_fresh_parse(text: str) -> None:
+    cached = new_parser().parse(text)
+    printed = str(cached)
+    for rule in core_rules():
+        for index, node in enumerate(cached.to_list("inorder")):
+            if not rule.can_apply_to(node):
+                continue
+            try:
+                on_fresh = str(apply_rule(parse(text), rule, index).result.get_root())
+            except Exception as error:  # mathy_core fails alike on both, or not at all
+                with pytest.raises(type(error)):
+                    apply_rule(copy_tree(cached), rule, index)
+                continue
+            assert str(apply_rule(copy_tree(cached), rule, index).result.get_root()) == on_fresh
+    assert str(cached) == printed
+
+
+def test_a_layout_whose_tree_a_step_took_never_describes_the_rewritten_tree() -> None:
+    cache = ExpressionCache()
+    text = "4x + 2y + 2x"
+    layout = cache.parse(text).layout
+    fresh = NodeLayout(parse(text))
+    node = cache.take_node(text, 3)
+    CommutativeSwapRule().apply_to(node.get_root())
+    assert str(node.get_root()) != text
+    # Shapes were not computed before the tree left: they never will be, rather
+    # than be read from the rewritten nodes. The rest was read when it was made.
+    assert layout.shapes is None
+    for name in LAYOUT_ARRAYS:
+        assert np.array_equal(getattr(layout, name), getattr(fresh, name)), name
+    assert layout.children == fresh.children
+    # A layout whose shapes were computed keeps them.
+    computed = cache.parse(text).layout
+    assert computed.shapes == fresh.shapes
+    CommutativeSwapRule().apply_to(cache.take_node(text, 3).get_root())
+    assert computed.shapes == fresh.shapes
+
+
+def test_a_tree_from_env_parse_is_the_callers_own() -> None:
+    env = PolySimplify()
+    text = "9x + 4y + 9x + 2"  # its own text: a failure can't leak into other tests
+    state = env.state_from_text(text)
+    mask = env.valid_moves_array(state).copy()
+    parsed = env.parse(text)
+    for node in parsed.nodes:
+        node.left, node.right = node.right, node.left
+    assert str(parsed.tree) != text
+    assert np.array_equal(env.valid_moves_array(env.state_from_text(text)), mask)
+    assert env.parse(text).tree is not parsed.tree
+    assert str(env.parse(text).tree) == text
+    # A step from that text rewrites the untouched tree, not the caller's.
+    action = tuple(int(i) for i in np.argwhere(mask)[0])
+    after, _, _ = env.get_next_state(state, action)
+    assert str(parsed.tree) != text and after.agent.problem != str(parsed.tree)
+
+
+def test_a_user_rejection_test_is_given_a_private_parse() -> None:
+    from mathy_envs.problems import GeneratedProblem, retry, tree_check
+
+    text = "8x + 6y + 8x"  # its own text: a failure can't leak into other tests
+    seen: List[MathExpression] = []
+
+    def vandal(tree: MathExpression) -> bool:
+        seen.append(tree)
+        tree.left = None  # breaks the tree it is given
+        return False
+
+    def rejects(parsed: ParsedExpression) -> bool:
+        parsed.tree.right = None
+        return False
+
+    for test in (tree_check(vandal), rejects):
+        problem = retry(lambda: GeneratedProblem(text, 3), test, "tests")
+        assert problem.text == text
+    env = PolySimplify()
+    assert str(env.parse(text).tree) == text
+    state = env.state_from_text(text)
+    assert env.valid_moves_array(state).sum() > 0

@@ -1,10 +1,11 @@
 """Rewards (`mathy_envs.rewards`): one scheme, in one order, for `MathyEnv`, the
 Gymnasium adapter and the swarm planner; and how a user changes it."""
 
-from typing import Optional
+from typing import List, Optional, Tuple
 
 import gymnasium
 import pytest
+from mathy_core import ConstantExpression, MathExpression, MultiplyExpression, VariableExpression
 from mathy_core.rules import DistributiveMultiplyRule
 
 from mathy_envs import MathyEnvState, envs
@@ -15,6 +16,8 @@ from mathy_envs.rewards import EnvRewards, RewardScheme, win_signal
 from mathy_envs.swarm import SwarmConfig, swarm_solve
 from mathy_envs.time_step import TimeStep, is_terminal_transition
 from mathy_envs.types import EnvRewards as TypesEnvRewards
+
+from helpers import answers_of
 
 # "2(x + y) + x" has 7 nodes; distributing gives "2x + 2y + x", 9 nodes.
 GROWING = "2(x + y) + x"
@@ -139,3 +142,50 @@ def test_gym_make_of_a_reward_scheme_env_keeps_its_scheme() -> None:
     env = MathyGymEnv(_PlainPolySimplify)
     assert isinstance(env.mathy.reward_scheme, _NoRuleRewards)
     assert isinstance(gymnasium.make("mathy-poly-easy-v0").unwrapped, MathyGymEnv)
+
+
+# -- a scheme of the user's own gets a tree of its own ------------------------------
+
+LIKE_TERMS = "4x + 2y + 2x"
+"""Not simplified: no win. With its last term made `2z` it would be one."""
+
+
+def _make_a_win_of(tree: MathExpression) -> None:
+    """Turn `4x + 2y + 2x` into `4x + 2y + 2z` in place."""
+    tree.set_right(MultiplyExpression(ConstantExpression(2), VariableExpression("z")))
+
+
+class _Vandal(RewardScheme):
+    """A scheme that rewrites the tree it is given, and keeps it."""
+
+    def __init__(self) -> None:
+        self.kept: List[Tuple[str, MathExpression]] = []
+
+    def score(self, env, state, expression, visits, features):  # type: ignore[no-untyped-def]
+        self.kept.append((state.agent.problem, expression))
+        if state.agent.problem == LIKE_TERMS:
+            _make_a_win_of(expression)
+        return super().score(env, state, expression, visits, features)
+
+
+def test_a_scheme_that_rewrites_its_tree_changes_no_later_answer() -> None:
+    reward, mask, nexts = before = answers_of(LIKE_TERMS)
+    assert reward == EnvRewards.TIMESTEP and nexts  # no win, and moves to make
+    vandal = _Vandal()
+    env = envs.PolySimplify()
+    env.reward_scheme = vandal
+    state = env.state_from_text(LIKE_TERMS, max_moves=10)
+    env.get_state_transition(state)
+    # The scheme changed its own copy (and judged it as it pleased) ...
+    assert [text for text, _ in vandal.kept] == [LIKE_TERMS]
+    assert str(vandal.kept[0][1]) == "4x + 2y + 2z"
+    # ... and nothing the library says of the text changed.
+    assert answers_of(LIKE_TERMS) == before
+    # Steps from the text, in the vandal's env too, start from the real expression.
+    for rule, row in enumerate(mask):
+        for node, valid in enumerate(row):
+            if valid:
+                out, _, _ = env.get_next_state(state, (rule, node))
+                assert out.agent.problem in nexts
+    # The tree the scheme kept is still the one it made.
+    assert str(vandal.kept[0][1]) == "4x + 2y + 2z"

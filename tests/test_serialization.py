@@ -1,6 +1,8 @@
 """Serialization of states: `mathy_envs.serialization` and the
 `MathyEnvState` methods that call it."""
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -158,8 +160,11 @@ def test_round_trip_with_invalid_actions_and_reward(
 
 def test_round_trip_initial_state_and_unusual_fields() -> None:
     _assert_round_trips(MathyEnvState(problem="x"))
-    # A comma (the step separator) in the problem, and zero moves and rules.
-    _assert_round_trips(MathyEnvState.from_string("0@0@0@4x, 2@ns@0.0@4x, 2,-1,-1"))
+    # Commas (the step separator) in the problem type and in a history step's
+    # text (a problem must parse, so it holds none), and zero moves and rules.
+    _assert_round_trips(
+        MathyEnvState.from_string("0@0@0@4x@n,s@0.0@4x, 2,-1,-1@4x,0,1")
+    )
     _assert_round_trips(
         MathyEnvState(problem="x + 1", max_moves=3, problem_type="")
     )
@@ -278,3 +283,62 @@ def test_to_string_rejects_separator_in_text() -> None:
     state = MathyEnvState(problem="x", problem_type="a@b")
     with pytest.raises(ValueError):
         state.to_string()
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    ["timedelta64[s]", "datetime64[s]", object, complex, bool, "U1", "S1", "V2"],
+)
+def test_from_np_codes_of_non_integer_dtypes_raise(dtype: object) -> None:
+    codes = MathyEnvState(problem="x").to_np(pad_to=40)
+    with pytest.raises(ValueError, match="expected integer byte codes"):
+        MathyEnvState.from_np(codes.astype(dtype))  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize(
+    "codes",
+    [
+        np.array([49.5, 50.0]),
+        np.array([-1, 50]),
+        np.array([300, 50]),
+        np.array([np.nan]),
+        np.array([np.inf]),
+        np.array([2**64 - 1], dtype=np.uint64),
+        np.ones((2, 3), dtype=np.uint8),
+        np.array(5),
+        [[1], [1, 2]],  # ragged
+        [1, "a"],
+        None,
+    ],
+    ids=["fractions", "negative", "above-255", "nan", "inf", "uint64-max", "2-d", "0-d",
+         "ragged", "mixed", "None"],
+)
+def test_from_np_bad_codes_raise_value_errors(codes: Any) -> None:
+    with pytest.raises(ValueError):
+        MathyEnvState.from_np(codes)
+
+
+def test_from_np_takes_whole_floats() -> None:
+    state = MathyEnvState(problem="4x + 2x")
+    assert MathyEnvState.from_np(state.to_np().astype(np.float64)) == state
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf", "-inf", "NaN", "1e400"])
+def test_a_reward_that_is_not_finite_is_refused(bad: str) -> None:
+    with pytest.raises(ValueError, match="reward field .* is not a finite number"):
+        MathyEnvState.from_string(_replace_field(5, bad))
+
+
+@pytest.mark.parametrize("bad", ["4x +* 2x", "((((x", "x ** 2", "1/0 + x", "9" * 20 + "x"])
+def test_a_problem_that_does_not_parse_is_refused(bad: str) -> None:
+    text = f"12@7@11@{bad}@ns@0.0@{bad},-1,-1"
+    with pytest.raises(ValueError, match="problem field"):
+        MathyEnvState.from_string(text)
+    with pytest.raises(ValueError, match="problem field"):
+        MathyEnvState.from_np(np.frombuffer(text.encode("utf-8"), dtype=np.uint8))
+
+
+@pytest.mark.parametrize("bad", ["-1", "-5", "1000000001", "99999999999999999999"])
+def test_a_max_moves_field_the_constructor_refuses_is_refused(bad: str) -> None:
+    with pytest.raises(ValueError, match="max_moves field"):
+        MathyEnvState.from_string(_replace_field(0, bad))

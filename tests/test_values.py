@@ -4,7 +4,7 @@ rejected when taken; problems without a finite value are refused; and
 `finalize_state` sees through integer wrap-around."""
 
 import os
-from typing import List
+from typing import List, Tuple
 
 import numpy as np
 import pytest
@@ -12,14 +12,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from mathy_core.rules import ConstantsSimplifyRule
 
-from mathy_envs import envs
+from mathy_envs import MathyEnv, envs
 from mathy_envs.envs import ENV_TASKS
 from mathy_envs.masks import remove_unsound
 from mathy_envs.parsing import parse_text
 from mathy_envs.values import same_value
 
 from helpers import random_play_states, valid_actions
-from oracles import every_can_apply_to, parse, same_exact_value
+from oracles import (
+    every_can_apply_to,
+    parse,
+    same_exact_value,
+    same_numeric_value,
+    undefined_everywhere,
+)
 
 CONSTANTS = 0  # ConstantsSimplifyRule's row in the core rules
 
@@ -261,3 +267,205 @@ def test_goal_envs_refuse_equations_at_first_contact() -> None:
         env = env_class()
         with pytest.raises(ValueError, match="does not support equations"):
             env.get_valid_moves(env.state_from_text("x = 2 + 3"))
+
+
+# -- the check reads what a text means, not how mathy_core prints it -------------
+
+
+class EquationEnv(MathyEnv):
+    """A bare env that takes any text, equations included."""
+
+    def get_env_namespace(self) -> str:
+        return "tests.values.equations"
+
+
+def results_by_rule(env: MathyEnv, text: str) -> List[Tuple[int, int, str]]:
+    """Every `(rule, node, printed result)` mathy_core's rules give on `text`,
+    whether or not the library offers it (none where mathy_core fails)."""
+    tree = parse(text)
+    found = []
+    for row, rule in enumerate(env.rules):
+        for index, node in enumerate(tree.to_list("inorder")):
+            if rule.can_apply_to(node):
+                try:
+                    change = rule.apply_to(parse(text).to_list("inorder")[index])
+                except Exception:  # numpy refuses 2^-1, for one
+                    continue
+                found.append((row, index, str(change.result.get_root())))
+    return found
+
+
+@pytest.mark.parametrize(
+    "text, printed",
+    [
+        ("(1 / (x * y))^0.5 + 2", "2 + (1 / x * y)^0.5"),
+        ("((-x)^2 + 1)^0.5 + 2", "2 + (-x^2 + 1)^0.5"),
+        ("(x / (y * z))^y + 1", "1 + (x / y * z)^y"),
+        ("(4 / (2 * 2))^0.5", "(4 / 2 * 2)^0.5"),
+        ("(2x)^2^0.5 + x", "x + 2x^2^0.5"),
+    ],
+)
+def test_a_step_whose_printed_text_means_another_value_is_refused(text: str, printed: str) -> None:
+    env = envs.PolySimplify()
+    state = env.state_from_text(text)
+    mask = env.valid_moves_array(state)
+    # mathy_core's printer drops parentheses, so a rule's result prints as a
+    # text with another value...
+    lossy = [(row, node) for row, node, result in results_by_rule(env, text) if result == printed]
+    assert lossy
+    assert not same_numeric_value(parse(text), parse(printed), seed=11)
+    # ... which is neither offered nor taken, nor accepted by finalize_state.
+    for row, node in lossy:
+        assert mask[row, node] == 0
+        with pytest.raises(ValueError, match="invalid action"):
+            env.get_next_state(state, (row, node))
+    assert not same_value(parse(text), parse(printed), text)
+    forged = state.get_out_state(problem=printed, action=lossy[0], moves_remaining=5)
+    with pytest.raises(ValueError, match="value changed"):
+        env.finalize_state(forged)
+    for action in valid_actions(env, state):
+        after, _, _ = env.get_next_state(state, action)
+        assert same_numeric_value(parse(text), parse(after.agent.problem), seed=12), action
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("x / 0^(0!)", "division by zero"),  # 0! is 1
+        ("(5 - 3!)^0.5 + x", "negative number to a fractional power"),  # 3! is 6
+        ("0^-0.5", "divides by zero"),
+        ("0^-1.5 + x", "divides by zero"),
+        ("(-1 - x^2)^0.5 + x", "negative number to a fractional power"),  # for every x
+        ("(x - x)^-2 + 1", "divides by zero"),
+    ],
+)
+def test_texts_without_a_finite_value_are_refused(text: str, reason: str) -> None:
+    assert undefined_everywhere(parse(text), seed=3)
+    with pytest.raises(ValueError, match=f"not finite.*{reason}"):
+        envs.PolySimplify().state_from_text(text)
+
+
+def test_factorials_are_evaluated_as_factorials() -> None:
+    env = envs.PolySimplify()
+    # (-8)^(3!/2) is (-8)^3 = -512: a whole power of a negative number.
+    state = env.state_from_text("(-8)^(3!/2) + x")
+    for action in valid_actions(env, state):
+        after, _, _ = env.get_next_state(state, action)
+        assert same_numeric_value(parse("(-8)^(3!/2) + x"), parse(after.agent.problem), seed=4)
+    assert same_value(parse("3! + x"), parse("6 + x"), "s")
+    assert not same_value(parse("3! + x"), parse("3 + x"), "s")
+    assert same_value(parse("x^(3! / 2)"), parse("x^3"), "s")
+    env.state_from_text("1000! + x")
+    with pytest.raises(ValueError, match=r"factorials are evaluated up to 1000!"):
+        env.state_from_text("1001! + x")
+
+
+@pytest.mark.parametrize(
+    "text, result",
+    [
+        ("1^0.5", "1"),
+        ("4^0.5", "2"),
+        ("9^1.5 + 2^0.5", "27 + 2^0.5"),
+        ("(1 + 1)^0.5", "2^0.5"),
+        ("x * x^0.5", "x^(1 + 0.5)"),
+        ("x^0.5 * x^0.25", "x^(0.5 + 0.25)"),
+        ("x = 2", "2 = x"),
+        ("2x = 4", "4 = 2x"),
+        ("x + 1 = 2x - 3", "2x - 3 = x + 1"),
+    ],
+)
+def test_steps_that_keep_the_value_are_offered(text: str, result: str) -> None:
+    env = EquationEnv()
+    state = env.state_from_text(text)
+    results = []
+    for action in valid_actions(env, state):
+        after, _, _ = env.get_next_state(state, action)
+        results.append(after.agent.problem)
+        assert same_numeric_value(parse(text), parse(after.agent.problem), seed=5), action
+    assert result in results
+
+
+def test_irrational_steps_are_still_refused() -> None:
+    env = EquationEnv()
+    # mathy_core computes 2^0.5 as a float, which is not the irrational number.
+    state = env.state_from_text("2^0.5 + x")
+    assert env.valid_moves_array(state)[CONSTANTS].sum() == 0
+    assert not same_value(parse("x * 2^0.5"), parse("x * 1.4142135623730951"), "s")
+    # An equation's sides stay sides: a residual would call these equal.
+    assert not same_value(parse("x = 2"), parse("x - 2 = 0"), "s")
+    assert not same_value(parse("x = 2"), parse("-x = -2"), "s")
+
+
+def test_decimals_below_the_float_range_are_refused() -> None:
+    tiny = "0." + "0" * 329 + "1"
+    with pytest.raises(ValueError, match="MIN_CONSTANT"):
+        envs.PolySimplify().state_from_text(f"{tiny} + {tiny} + x")
+    with pytest.raises(ValueError, match="MIN_CONSTANT"):
+        envs.PolySimplify().state_from_text("0." + "0" * 310 + "5x")
+    # Small decimals within range are kept exactly.
+    env = envs.PolySimplify()
+    state = env.state_from_text("0.000001 + 0.000001 + x")
+    results = [env.get_next_state(state, action)[0].agent.problem for action in valid_actions(env, state)]
+    assert "0.000002 + x" in results
+
+
+# -- property: every offered step of odd texts keeps the value, by the oracle ----
+
+_ATOMS = st.sampled_from(
+    ["x", "y", "z", "2", "3", "4", "9", "0", "1", "0.5", "1.5", "0.25", "0.000001", "123456.5", "3!", "0!", "2x", "0.1"]
+)
+_EXPONENTS = st.sampled_from(["0.5", "1.5", "2", "3", "-1", "-0.5", "2.5", "0.25", "y", "(2!)", "(3! / 4)"])
+
+_TERMS = st.sampled_from(
+    [
+        "x", "2x", "3y^2", "x^0.5", "x^1.5", "x^0.25", "(x * y)^0.5", "(1 / (x * y))^0.5",
+        "(x + 1)^0.5", "4^0.5", "9^1.5", "2^0.5", "(1 + 1)^0.5", "(-x)^2", "-x^2", "3!",
+        "x / (y * z)", "0.000001", "123456.5", "0.1", "0.2", "x^-0.5", "(2x)^2^0.5",
+        "(4 / (2 * 2))^0.5", "x * x^0.5", "2^-1", "(x^2 + 1)^1.5", "y^(3! / 4)", "7",
+    ]
+)
+
+
+def _texts() -> st.SearchStrategy[str]:
+    def extend(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        pairs = st.tuples(children, children)
+        return st.one_of(
+            pairs.map(lambda p: f"({p[0]} + {p[1]})"),
+            pairs.map(lambda p: f"({p[0]} - {p[1]})"),
+            pairs.map(lambda p: f"({p[0]} * {p[1]})"),
+            pairs.map(lambda p: f"({p[0]} / {p[1]})"),
+            st.tuples(children, _EXPONENTS).map(lambda p: f"({p[0]})^{p[1]}"),
+            children.map(lambda c: f"-({c})"),
+            children.map(lambda c: f"(-{c})^2"),
+        )
+
+    expressions = st.recursive(_ATOMS, extend, max_leaves=7)
+    # Sums of odd terms, which print faithfully more often, so more steps are offered.
+    products = st.lists(_TERMS, min_size=1, max_size=2).map(" * ".join)
+    sums = st.tuples(products, st.lists(st.tuples(st.sampled_from([" + ", " - "]), products), min_size=1, max_size=4)).map(
+        lambda p: p[0] + "".join(sign + term for sign, term in p[1])
+    )
+    equations = st.tuples(st.one_of(expressions, sums), st.one_of(expressions, sums)).map(
+        lambda p: f"{p[0]} = {p[1]}"
+    )
+    return st.one_of(expressions, expressions.map(lambda t: f"{t} + x"), sums, sums, equations)
+
+
+@settings(max_examples=int(os.environ.get("MATHY_VALUE_EXAMPLES", "120")), deadline=None)
+@given(text=_texts())
+def test_offered_steps_on_odd_texts_keep_the_value_by_the_oracle(text: str) -> None:
+    env = EquationEnv(max_seq_len=256)
+    try:
+        state = env.state_from_text(text)
+    except ValueError as error:
+        if "not finite" in str(error):
+            assert undefined_everywhere(parse(text), seed=1), text
+        return
+    before = parse(text)
+    for action in valid_actions(env, state)[:30]:
+        after, _, _ = env.get_next_state(state, action)
+        assert same_numeric_value(before, parse(after.agent.problem), seed=2), (
+            text,
+            action,
+            after.agent.problem,
+        )

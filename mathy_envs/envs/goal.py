@@ -55,7 +55,10 @@ class GoalEnv(MathyEnv):
         self._goals: LRUCache[str, bool] = LRUCache(GOAL_CACHE_SIZE)
 
     def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
-        """Whether the state's expression reached the task's goal form."""
+        """Whether the state's expression reached the task's goal form.
+
+        When this method is your own code, `expression` is a private copy of the
+        state's tree (see `MathyEnv.transition_fn`)."""
         raise NotImplementedError("goal environments must define is_goal")
 
     def transition_fn(

@@ -2,7 +2,7 @@
 
 Its generator, `haystack_like_terms`, is below the env."""
 
-from typing import Any, List, Optional, Tuple, Type
+from typing import Any, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
 from mathy_core import BaseRule, MathExpression
@@ -91,7 +91,7 @@ class PolyHaystackLikeTerms(GoalEnv):
 
     def _last_acted_node(
         self, env_state: MathyEnvState
-    ) -> Optional[Tuple[List[MathExpression], int]]:
+    ) -> Optional[Tuple[Sequence[MathExpression], int]]:
         """The in-order nodes of the expression the last action was applied to,
         and the index of the node it was applied at."""
         history = env_state.agent.history

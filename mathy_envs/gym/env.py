@@ -18,7 +18,7 @@ import numpy.typing as npt
 from gymnasium.utils import seeding
 
 from ..env import MathyEnv
-from ..limits import check_move_budget, quote
+from ..limits import check_move_budget, quote, type_name
 from ..observations import ObservationType, get_observation_kind, to_observation_type
 from ..state import MathyEnvState
 from ..time_step import TimeStep, is_terminal_transition
@@ -77,9 +77,10 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
     hold `transition`, `done`, `truncated`, `change`, `valid` and, when the episode
     ends, `win`.
 
-    Errors are `ValueError`s: a flag that is not a bool, a keyword neither this
-    class nor `env_class` takes, and an `env_problem` that does not parse or has
-    more nodes than `max_seq_len` fail at construction, `step()` before `reset()` or
+    Errors are `ValueError`s, but for Python's `TypeError` for a keyword neither
+    this class nor `env_class` takes: a flag that is not a bool and an
+    `env_problem` that does not parse or has more nodes than `max_seq_len` fail at
+    construction, `step()` before `reset()` or
     after the episode ended (terminated or truncated) fails until the next
     `reset()`, and a `reset()` that fails leaves the env as it was (its state,
     action mask and random generators).
@@ -123,8 +124,11 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
                 raise ValueError(
                     f"{name} must be a bool, got {type(flag).__name__} {quote(flag, 40)}"
                 )
-        check_move_budget("env_max_moves", env_max_moves)
+        env_max_moves = check_move_budget("env_max_moves", env_max_moves)
         env_kwargs.setdefault("invalid_action_response", "penalize")
+        if env_kwargs.get("seed") is not None:
+            # Gymnasium's seeding takes a plain int only (see below).
+            env_kwargs["seed"] = _gym_seed("seed", env_kwargs["seed"])
         if not (isinstance(env_class, type) and issubclass(env_class, MathyEnv)):
             raise ValueError(f"env_class must be a MathyEnv subclass, got {quote(env_class)}")
         if env_problem_args is not None and not isinstance(
@@ -136,8 +140,10 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             )
         try:
             self.mathy = env_class(**env_kwargs)
-        except TypeError as error:  # an unknown or misspelled keyword, mostly
-            raise ValueError(
+        except TypeError as error:
+            # An unknown or misspelled keyword: still a TypeError, as Python's own
+            # (wrappers such as TorchRL's rely on it), naming the keywords.
+            raise TypeError(
                 f"{env_class.__name__} can't be built with the keywords "
                 f"{quote(sorted(env_kwargs), 160)}: {error}. MathyGymEnv's own "
                 "keywords are env_problem_args, env_problem, env_max_moves, "
@@ -198,10 +204,13 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         # also puts the random generators back, so the env is left as it was.
         saved = self._save_generators()
         try:
-            if seed is not None and (
-                isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0
-            ):
-                raise ValueError(f"seed must be a non-negative int or None, got {quote(seed, 40)}")
+            if seed is not None:
+                seed = _gym_seed("seed", seed)
+            if options is not None and not isinstance(options, Mapping):
+                raise ValueError(
+                    f"options must be a dict or None, got {type_name(options)} "
+                    f"{quote(options, 40)}"
+                )
             super().reset(seed=seed)
             # Gymnasium's generator drives the problem generator.
             self.mathy.np_random = self.np_random
@@ -390,6 +399,14 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         if self.mask_in_observation:
             return masked_observation(observation, flat_mask)
         return observation
+
+
+def _gym_seed(name: str, seed: Any) -> int:
+    """A seed as Gymnasium takes it (a plain int >= 0; numpy ints too), or a
+    `ValueError` naming `name`."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"{name} must be a non-negative int or None, got {quote(seed, 40)}")
+    return int(seed)
 
 
 class _Generators(NamedTuple):

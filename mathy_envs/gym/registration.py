@@ -9,15 +9,17 @@ registered ones, updated with yours), so any `MathyGymEnv` or `MathyEnv` keyword
 passes through.
 """
 
+import re
 import threading
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Type
+from typing import Any, Dict, List, Mapping, Optional, Tuple, Type
 
 import gymnasium
-from gymnasium.envs.registration import EnvSpec
+from gymnasium.envs.registration import EnvSpec, parse_env_id
 
 from ..env import MathyEnv
 from ..envs import ENV_TASKS
+from ..limits import quote, shorten, type_name
 from ..types import MathyEnvDifficulty, MathyEnvProblemArgs
 from .env import MathyGymEnv
 
@@ -61,16 +63,52 @@ def gym_env_factories(
 ) -> Dict[str, GymEnvFactory]:
     """Gymnasium id -> its `GymEnvFactory`, for every task of `tasks` (task name ->
     `MathyEnv` class; the built-in `ENV_TASKS` by default) and every difficulty."""
-    tasks = ENV_TASKS if tasks is None else tasks
     factories: Dict[str, GymEnvFactory] = {}
-    for task, env_class in tasks.items():
+    for task, env_class in _task_items(tasks):
+        check_task_name(task)
         if not (isinstance(env_class, type) and issubclass(env_class, MathyEnv)):
             raise ValueError(
-                f"task {task!r}: expected a MathyEnv subclass, got {env_class!r}"
+                f"task {quote(task)}: expected a MathyEnv subclass, got {quote(env_class)}"
             )
         for difficulty in MathyEnvDifficulty:
             factories[gym_id(task, difficulty)] = GymEnvFactory(env_class, difficulty)
     return factories
+
+
+TASK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""What a task name may be: 1 to 64 ASCII letters, digits, `_`, `-` or `.`,
+starting with a letter or digit (no `/` or `:`, which Gymnasium ids give other
+meanings)."""
+
+
+def check_task_name(task: Any) -> str:
+    """`task`, or a `ValueError` unless it is a valid task name (`TASK_NAME`)."""
+    if not isinstance(task, str):
+        raise ValueError(f"a task name must be a str, got {type_name(task)} {quote(task, 60)}")
+    if TASK_NAME.fullmatch(task) is None:
+        raise ValueError(
+            f"task name {quote(task, 80)} must be 1 to 64 ASCII letters, digits, '_', "
+            "'-' or '.', starting with a letter or digit"
+        )
+    return task
+
+
+def _task_items(tasks: Optional[Mapping[str, Type[MathyEnv]]]) -> List[Tuple[Any, Any]]:
+    """The (task, class) pairs of `tasks` (`ENV_TASKS` when None), or a
+    `ValueError` when it is not a mapping."""
+    if tasks is None:
+        return list(ENV_TASKS.items())
+    if not isinstance(tasks, Mapping):
+        raise ValueError(
+            "tasks must be a mapping of task name -> MathyEnv subclass (or None "
+            f"for the built-in tasks), got {type_name(tasks)} {quote(tasks, 80)}"
+        )
+    try:
+        return list(tasks.items())
+    except Exception as error:  # a user's mapping that can't be read
+        raise ValueError(
+            f"tasks ({type_name(tasks)}) can't be read: {type_name(error)}"
+        ) from error
 
 
 GYM_ENV_CLASSES: Dict[str, GymEnvFactory] = gym_env_factories()
@@ -101,20 +139,48 @@ def register_envs(tasks: Optional[Mapping[str, Type[MathyEnv]]] = None) -> List[
     ```
     """
     factories = gym_env_factories(tasks)
+    for env_id in factories:
+        _check_gym_id(env_id)
     with _LOCK:
-        for env_id, factory in factories.items():
-            spec = gymnasium.registry.get(env_id)
-            if spec is not None and _stale(spec, factory):
-                del gymnasium.registry[env_id]
-                spec = None
-            if spec is None:
+        # Registered specs as they were, to put back when gymnasium refuses an
+        # id: a failed call leaves the registry unchanged.
+        replaced: Dict[str, Optional[EnvSpec]] = {}
+        try:
+            for env_id, factory in factories.items():
+                spec = gymnasium.registry.get(env_id)
+                if spec is not None and not _stale(spec, factory):
+                    continue
+                replaced[env_id] = spec
+                gymnasium.registry.pop(env_id, None)
                 gymnasium.register(
                     id=env_id,
                     entry_point=ENTRY_POINT,
                     kwargs=factory.kwargs(),
                     disable_env_checker=False,
                 )
+        except Exception as error:
+            for env_id, spec in replaced.items():
+                gymnasium.registry.pop(env_id, None)
+                if spec is not None:
+                    gymnasium.registry[env_id] = spec
+            if not isinstance(error, gymnasium.error.Error):
+                raise
+            raise ValueError(
+                f"gymnasium refused to register {quote(env_id)}: "
+                f"{shorten(str(error)).rstrip('.')}; nothing was registered"
+            ) from error
     return list(factories)
+
+
+def _check_gym_id(env_id: str) -> None:
+    """A `ValueError` unless gymnasium reads `env_id` back as a name without
+    namespace at version 0."""
+    try:
+        namespace, name, version = parse_env_id(env_id)
+    except gymnasium.error.Error as error:
+        raise ValueError(f"{quote(env_id)} is not a valid Gymnasium id: {error}") from None
+    if namespace is not None or version != 0 or f"{name}-v0" != env_id:
+        raise ValueError(f"{quote(env_id)} does not read back as a Gymnasium id")
 
 
 def _stale(spec: EnvSpec, factory: GymEnvFactory) -> bool:
@@ -136,6 +202,8 @@ __all__ = (
     "GYM_ENV_CLASSES",
     "GYM_ENV_IDS",
     "GymEnvFactory",
+    "TASK_NAME",
+    "check_task_name",
     "gym_env_factories",
     "gym_id",
     "register_envs",

@@ -75,12 +75,14 @@ class MathyObservation(NamedTuple):
 
 
 def node_types(layout: NodeLayout, normalize: bool) -> FloatArray:
-    """Type ids in action order, divided by `MAX_TYPE_ID` when normalizing."""
+    """Type ids in action order, divided by `MAX_TYPE_ID` when normalizing: the
+    layout's own read-only array (copy it before changing it)."""
     return layout.normalized_type_ids if normalize else layout.type_ids
 
 
 def node_values(layout: NodeLayout, normalize: bool) -> FloatArray:
-    """Constant values in action order, min-max scaled when normalizing."""
+    """Constant values in action order, min-max scaled when normalizing: the
+    layout's own read-only array (copy it before changing it)."""
     return layout.normalized_values if normalize else layout.values
 
 
@@ -216,10 +218,14 @@ class ObservationInputs(NamedTuple):
     nodes and `move_mask` in `max_seq_len` columns.
 
     - `state`: the state being observed (its history, moves, problem type...)
-    - `layout`: the expression's node arrays, indexed in action order
+    - `layout`: the expression's node arrays, indexed in action order; its
+      arrays are read-only (copy one before changing it). A built-in type gets
+      the cached layout; your own types get one made from a private copy of the
+      tree, whose `nodes` are yours to keep or change
     - `problem_hash`: the two-value problem type hash
     - `time`: the fraction of the episode's moves used, in [0, 1]
-    - `move_mask`: the `(rows, nodes)` valid-move matrix, or None (no valid move)
+    - `move_mask`: the `(rows, nodes)` valid-move matrix, or None (no valid move);
+      the env's cached mask is read-only, so copy it before changing it
     - `num_rules`: the state's rule count (the mask has at least that many rows)
     - `normalize`: scale every feature into [0, 1]
     - `max_seq_len`: `L`, the node count to pad to
@@ -263,7 +269,8 @@ class ObservationInputs(NamedTuple):
         )
 
     def node_features(self, rows: Optional[int] = None) -> FloatArray:
-        """`(rows, 4)` node features in action order (`rows = L` by default)."""
+        """`(rows, 4)` node features in action order (`rows = L` by default), in
+        a new array."""
         return node_features(
             self.layout,
             self.time,

@@ -73,7 +73,7 @@ def register_observation(kind: ObservationKind[Any]) -> ObservationKind[Any]:
         if kind.name in _kinds:
             raise ValueError(
                 f"observation type {quote(kind.name)} is already registered "
-                f"({_kinds[kind.name]!r}); unregister_observation it first"
+                f"({quote(_kinds[kind.name], 80)}); unregister_observation it first"
             )
         _kinds = {**_kinds, kind.name: kind}
     return kind

@@ -351,8 +351,9 @@ def test_flags_must_be_bools(name: str, value: Any) -> None:
         gymnasium.make("mathy-poly-easy-v0", **{name: value})
 
 
-def test_a_misspelled_keyword_is_a_value_error_naming_it() -> None:
-    with pytest.raises(ValueError, match="mask_in_obs.*MathyGymEnv's own keywords"):
+def test_a_misspelled_keyword_is_a_type_error_naming_it() -> None:
+    # Python's own error for an unknown keyword, which wrappers rely on.
+    with pytest.raises(TypeError, match="mask_in_obs.*MathyGymEnv's own keywords"):
         gymnasium.make("mathy-poly-easy-v0", mask_in_obs=True)
 
 

@@ -3,6 +3,7 @@
 never imported it, where the bare id is unknown."""
 
 import textwrap
+from typing import Any, List, Tuple
 
 import pytest
 
@@ -87,3 +88,102 @@ def test_module_id_form_works_in_spawned_vector_workers() -> None:
     # them gone); with the module:id form they play.
     assert lines[0].startswith("bare id: ") and lines[1] == "module:id: stepped", result.stdout
     assert "NameNotFound: Environment `mathy-poly-easy` doesn't exist" in result.stderr
+
+
+# -- bad input: a ValueError, and the registry as it was ---------------------------
+
+
+class _UnreadableTasks(dict):  # type: ignore[type-arg]
+    def items(self):  # type: ignore[no-untyped-def]
+        raise RuntimeError("these tasks can't be read")
+
+
+class _BadRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+def _bad_tasks() -> List[Tuple[str, Any, str]]:
+    from mathy_envs.envs import PolySimplify
+
+    good = {"zz-registration-good": PolySimplify}
+    return [
+        ("a list", [PolySimplify], "tasks must be a mapping"),
+        ("a str", "poly", "tasks must be a mapping"),
+        ("an int", 5, "tasks must be a mapping"),
+        ("an unreadable mapping", _UnreadableTasks(a=PolySimplify), "can't be read"),
+        ("an int name", {**good, 5: PolySimplify}, "a task name must be a str"),
+        ("a None name", {**good, None: PolySimplify}, "a task name must be a str"),
+        ("an empty name", {**good, "": PolySimplify}, "task name '' must be"),
+        ("a name with a space", {**good, "a b": PolySimplify}, "task name 'a b' must be"),
+        ("a name with a slash", {**good, "a/b": PolySimplify}, "task name 'a/b' must be"),
+        ("a name with a colon", {**good, "a:b": PolySimplify}, "task name 'a:b' must be"),
+        ("a name with a newline", {**good, "a\nb": PolySimplify}, "must be 1 to 64"),
+        ("a long name", {**good, "a" * 5000: PolySimplify}, "(5000 characters) must be"),
+        ("a non-ASCII name", {**good, "é": PolySimplify}, "ASCII letters"),
+        ("an env instance", {**good, "zz-inst": PolySimplify()}, "expected a MathyEnv subclass"),
+        ("a class of no env", {**good, "zz-dict": dict}, "expected a MathyEnv subclass, got <class 'dict'>"),
+        ("an object without repr", {**good, "zz-br": _BadRepr()}, "got <_BadRepr object>"),
+        ("a name without repr", {**good, _BadRepr(): PolySimplify}, "got _BadRepr <_BadRepr object>"),
+    ]
+
+
+@pytest.mark.parametrize("name", [name for name, _, _ in _bad_tasks()])
+def test_bad_tasks_are_value_errors_and_register_nothing(name: str) -> None:
+    import gymnasium
+
+    from mathy_envs.gym import register_envs
+
+    _, tasks, message = next(case for case in _bad_tasks() if case[0] == name)
+    before = dict(gymnasium.registry)
+    with pytest.raises(ValueError) as info:
+        register_envs(tasks)
+    assert message in str(info.value)
+    assert len(str(info.value)) < 400
+    assert gymnasium.registry == before  # nothing registered, nothing replaced
+
+
+def test_an_id_gymnasium_refuses_registers_none_of_the_others() -> None:
+    """gymnasium refuses `mathy-zz-late-normal-v0` when `mathy-zz-late-normal`
+    (no version) is registered: the ids registered before it in the same call
+    are taken back, and a replaced stale spec is put back."""
+    import gymnasium
+
+    from mathy_envs.envs import PolySimplify
+    from mathy_envs.gym import register_envs
+    from mathy_envs.gym.registration import ENTRY_POINT
+
+    stale_class = type("PolySimplify", (PolySimplify,), {"__module__": PolySimplify.__module__})
+    stale_class.__qualname__ = PolySimplify.__qualname__
+    gymnasium.register(id="mathy-zz-late-normal", entry_point=ENTRY_POINT)
+    gymnasium.register(
+        id="mathy-zz-early-easy-v0", entry_point=ENTRY_POINT, kwargs={"env_class": stale_class}
+    )
+    stale = gymnasium.registry["mathy-zz-early-easy-v0"]
+    try:
+        before = dict(gymnasium.registry)
+        with pytest.raises(ValueError, match="gymnasium refused to register 'mathy-zz-late-normal-v0'"):
+            register_envs({"zz-early": PolySimplify, "zz-late": PolySimplify})
+        assert gymnasium.registry == before
+        assert gymnasium.registry["mathy-zz-early-easy-v0"] is stale
+    finally:
+        for env_id in list(gymnasium.registry):
+            if env_id.startswith("mathy-zz-"):
+                del gymnasium.registry[env_id]
+
+
+def test_good_task_names_still_register() -> None:
+    import gymnasium
+
+    from mathy_envs.envs import PolySimplify
+    from mathy_envs.gym import register_envs
+
+    names = ["zz-a", "zz.b_2", "ZZ-3-v1", "9zz"]
+    try:
+        ids = register_envs({name: PolySimplify for name in names})
+        assert ids == [f"mathy-{n}-{d}-v0" for n in names for d in ("easy", "normal", "hard")]
+        assert all(env_id in gymnasium.registry for env_id in ids)
+    finally:
+        for name in names:
+            for difficulty in ("easy", "normal", "hard"):
+                gymnasium.registry.pop(f"mathy-{name}-{difficulty}-v0", None)
