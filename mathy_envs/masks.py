@@ -23,7 +23,7 @@ from .rules import (
     Children,
     ShapeKey,
 )
-from .values import ValueCheck, same_tree
+from .values import ValueCheck, same_expression, same_tree
 
 MaskArray = npt.NDArray[np.int8]
 """A `(num_rules, num_nodes)` 0/1 mask; nodes in action (in-order) order."""
@@ -177,6 +177,10 @@ def keeps_value(
         check = ValueCheck(parsed.tree, parsed.text)
     if same_tree(rewritten, after.tree):
         return check.keeps_value(after.tree)
+    # The text reads back as another tree: it must be the same expression, and
+    # both must keep the value.
+    if not same_expression(rewritten, after.tree, parsed.text):
+        return False
     return check.keeps_value(after.tree, rewritten)
 
 

@@ -16,9 +16,14 @@ What is evaluated how:
   both. Subtrees without variables are also computed as exact fractions, so a
   rational power of a rational (`4^0.5`, `9^1.5`) and a factorial (up to
   `MAX_FACTORIAL!`) are exact.
-- A variable `x` stands for `t^ROOT_DENOMINATORS` for a pseudo-random `t`, so a
-  power of a variable whose exponent's denominator divides `ROOT_DENOMINATORS`
-  (`x^0.5`, `x^1.25`) is a power of `t`: `x * x^0.5` equals `x^1.5`.
+- In a tree with a fractional power of a variable, a variable `x` stands for
+  `t^ROOT_DENOMINATORS` for a pseudo-random `t`, so a power of a variable whose
+  exponent's denominator divides `ROOT_DENOMINATORS` (`x^0.5`, `x^1.25`) is a
+  power of `t`: `x * x^0.5` equals `x^1.5`. Degrees (in `t`) past `MAX_DEGREE`
+  are refused: a polynomial of a degree near the prime could vanish everywhere.
+- A result whose text reads back as another tree must be the same expression as
+  the rule's tree with constants read as symbols (`same_expression`), so a zero
+  factor can't hide the difference.
 - Every other non-integer power, a power with a variable exponent, a function
   (`sgn`, `abs`), and a factorial of a variable term is an opaque value, a
   pseudo-random function of the exact value (or point value) of its arguments:
@@ -35,6 +40,7 @@ variables (`(-1 - x^2)^0.5`).
 import hashlib
 import math
 from fractions import Fraction
+from functools import lru_cache
 from numbers import Integral
 from typing import Callable, Dict, List, Literal, Optional, Tuple
 
@@ -61,8 +67,13 @@ MAX_FACTORIAL = 1000
 """The largest `n!` with a constant `n` that is evaluated."""
 MAX_EXACT_BITS = 4096
 """The largest power of a constant (in bits of its exact value) that is evaluated."""
-MAX_EXPONENT = 2**32
-"""The largest whole exponent of a term with variables that is evaluated."""
+MAX_DEGREE = 2**45
+"""The largest degree of a polynomial that is evaluated (in the `t` that each
+variable is a power of): a nonzero one vanishes at a random point with a chance
+below `MAX_DEGREE / PRIME`, about 1 in 65,000, and the two points must both miss."""
+MAX_KEPT_BITS = 12288
+"""Exact values of constant subtrees are kept up to this size (in bits); larger
+ones are known modulo the prime only."""
 ROOT_DENOMINATORS = 2**7 * 3**2 * 5**4 * 7
 """Powers of a variable are exact when their exponent's denominator divides this:
 every exponent with up to four decimal places, and halves to ninths."""
@@ -79,10 +90,11 @@ class Undefined(ValueError):
     """The expression has no finite value (division by zero, `0^-1`, `(-8)^0.5`)."""
 
 
-Value = Tuple[int, Optional[Fraction], int, bool]
+Value = Tuple[int, Optional[Fraction], int, bool, int]
 """What evaluation knows of a subtree: its value modulo `PRIME` at the point, its
-exact value (None when it has variables or is irrational), its possible signs,
-and whether it has no variables."""
+exact value (None when it has variables, is irrational or is too large), its
+possible signs, whether it has no variables, and its degree as a polynomial in
+the variables' `t` (an opaque value counts as one more variable)."""
 
 
 def _sign_of(number: Fraction) -> int:
@@ -209,11 +221,22 @@ _UNARY_TYPES = (NegateExpression, FactorialExpression, AbsExpression, SgnExpress
 
 class _Evaluator:
     """Evaluates trees at one point: one value per variable name and per opaque
-    subexpression, derived from `seed`."""
+    subexpression, derived from `seed`.
 
-    def __init__(self, seed: str, reading: Reading) -> None:
+    `symbolic` evaluation reads every constant as a pseudo-random symbol of its
+    value (`0` included) instead of the value itself, so no factor is zero and
+    nothing is computed from constants: two trees agree then only when they are
+    the same expression up to the order of sums and products, whatever a zero
+    factor would hide."""
+
+    def __init__(
+        self, seed: str, reading: Reading, symbolic: bool = False, roots: int = 1
+    ) -> None:
         self.seed = seed
         self.reading = reading
+        self.symbolic = symbolic
+        self.roots = roots
+        """Each variable is `t^roots` (see `root_denominators`)."""
         self._roots: Dict[str, int] = {}
         self._variables: Dict[str, int] = {}
 
@@ -224,26 +247,33 @@ class _Evaluator:
         return int.from_bytes(digest, "big") % (PRIME - 1) + 1
 
     def _root_of(self, name: str) -> int:
-        """The `t` of a variable, which stands for `t^ROOT_DENOMINATORS`."""
+        """The `t` of a variable, which stands for `t^roots`."""
         root = self._roots.get(name)
         if root is None:
             root = self._roots[name] = self._hash("var:" + name)
         return root
 
     def _variable(self, name: str) -> int:
-        """The value of a variable at the point: `t^ROOT_DENOMINATORS`."""
+        """The value of a variable at the point: `t^roots`."""
         value = self._variables.get(name)
         if value is None:
-            value = self._variables[name] = pow(self._root_of(name), ROOT_DENOMINATORS, PRIME)
+            value = self._variables[name] = pow(self._root_of(name), self.roots, PRIME)
         return value
 
     def _opaque(self, kind: str, *arguments: Value) -> int:
         """A pseudo-random function of the arguments' values: their exact values
         where known, else their values at the point."""
         parts = [kind]
-        for field, exact, _, _ in arguments:
+        for field, exact, _, _, _ in arguments:
             parts.append(f"={exact}" if exact is not None else f"~{field}")
         return self._hash("\x01".join(parts))
+
+    def _constant(self, value: object) -> Value:
+        number = constant_value(value, self.reading)
+        if self.symbolic:
+            symbol = self._hash(f"constant:{abs(number)}")
+            return (-symbol if number < 0 else symbol) % PRIME, None, _sign_of(number), True, 1
+        return _to_field(number), number, _sign_of(number), True, 0
 
     def evaluate(self, node: MathExpression) -> Value:
         kind = type(node)
@@ -251,20 +281,20 @@ class _Evaluator:
         if kind is AddExpression or kind is MultiplyExpression:
             left, right = node.left, node.right
             if left is not None and right is not None:
-                fa, ea, sa, va = self.evaluate(left)
-                fb, eb, sb, vb = self.evaluate(right)
+                fa, ea, sa, va, da = self.evaluate(left)
+                fb, eb, sb, vb, db = self.evaluate(right)
                 if kind is AddExpression:
-                    exact = None if ea is None or eb is None else ea + eb
-                    return (fa + fb) % PRIME, exact, _SUM[sa][sb], va and vb
-                exact = None if ea is None or eb is None else ea * eb
-                return fa * fb % PRIME, exact, _PRODUCT[sa][sb], va and vb
+                    exact = None if ea is None or eb is None else _kept(ea + eb)
+                    return (fa + fb) % PRIME, exact, _SUM[sa][sb], va and vb, max(da, db)
+                exact = None if ea is None or eb is None else _kept(ea * eb)
+                return fa * fb % PRIME, exact, _PRODUCT[sa][sb], va and vb, _degree(node, da + db)
         elif kind is VariableExpression:
-            return self._variable(str(node.identifier)), None, ANY_SIGN, False  # type: ignore[attr-defined]
+            name = str(node.identifier)  # type: ignore[attr-defined]
+            return self._variable(name), None, ANY_SIGN, False, self.roots
         if isinstance(node, ConstantExpression):
-            number = constant_value(node.value, self.reading)
-            return _to_field(number), number, _sign_of(number), True
+            return self._constant(node.value)
         if isinstance(node, VariableExpression):
-            return self._variable(str(node.identifier)), None, ANY_SIGN, False
+            return self._variable(str(node.identifier)), None, ANY_SIGN, False, self.roots
         left, right = node.left, node.right
         if (left is None) != (right is None) or isinstance(node, _UNARY_TYPES):
             child = left if left is not None else right
@@ -280,63 +310,69 @@ class _Evaluator:
         return self._binary(node, a, b)
 
     def _binary(self, node: MathExpression, a: Value, b: Value) -> Value:
-        fa, ea, sa, va = a
-        fb, eb, sb, vb = b
+        fa, ea, sa, va, da = a
+        fb, eb, sb, vb, db = b
         exact: Optional[Fraction] = None
         if isinstance(node, AddExpression):
             if ea is not None and eb is not None:
-                exact = ea + eb
-            return (fa + fb) % PRIME, exact, _SUM[sa][sb], va and vb
+                exact = _kept(ea + eb)
+            return (fa + fb) % PRIME, exact, _SUM[sa][sb], va and vb, max(da, db)
         if isinstance(node, SubtractExpression):
             if ea is not None and eb is not None:
-                exact = ea - eb
-            return (fa - fb) % PRIME, exact, _SUM[sa][_negated(sb)], va and vb
+                exact = _kept(ea - eb)
+            return (fa - fb) % PRIME, exact, _SUM[sa][_negated(sb)], va and vb, max(da, db)
         if isinstance(node, MultiplyExpression):
             if ea is not None and eb is not None:
-                exact = ea * eb
-            return fa * fb % PRIME, exact, _PRODUCT[sa][sb], va and vb
+                exact = _kept(ea * eb)
+            return fa * fb % PRIME, exact, _PRODUCT[sa][sb], va and vb, _degree(node, da + db)
         if isinstance(node, DivideExpression):
             if eb == 0 or fb == 0 or sb == ZERO:
                 raise Undefined(f"division by zero in {quote(str(node))}")
             if ea is not None and eb is not None:
-                exact = ea / eb
-            return fa * pow(fb, -1, PRIME) % PRIME, exact, _PRODUCT[sa][sb & ~ZERO], va and vb
+                exact = _kept(ea / eb)
+            field = fa * pow(fb, -1, PRIME) % PRIME
+            return field, exact, _PRODUCT[sa][sb & ~ZERO], va and vb, _degree(node, da + db)
         if isinstance(node, EqualExpression):
-            # The pair of sides, in either order.
-            low, high = sorted((a, b), key=lambda side: side[0])
-            return self._opaque("=", low, high), None, ANY_SIGN, va and vb
-        return self._opaque(type(node).__name__, a, b), None, ANY_SIGN, va and vb
+            # The pair of sides, in either order, by their values at the point.
+            low, high = sorted((fa, fb))
+            return self._hash(f"=\x01{low}\x01{high}"), None, ANY_SIGN, va and vb, 1
+        return self._opaque(type(node).__name__, a, b), None, ANY_SIGN, va and vb, 1
 
     def _unary(self, node: MathExpression, child: Value) -> Value:
-        field, exact, signs, constant = child
+        field, exact, signs, constant, degree = child
         if isinstance(node, NegateExpression):
-            return -field % PRIME, None if exact is None else -exact, _negated(signs), constant
+            if self.symbolic and signs == ZERO and constant:
+                return child  # -0 is 0, whichever way it is written
+            negated = None if exact is None else -exact
+            return -field % PRIME, negated, _negated(signs), constant, degree
         if isinstance(node, FactorialExpression):
-            if constant:
+            if constant and not self.symbolic:
                 value = _factorial(exact, node)
-                return _to_field(value), value, POSITIVE, True
-            return self._opaque("!", child), None, POSITIVE, False
+                return _to_field(value), value, POSITIVE, True, 0
+            return self._opaque("!", child), None, POSITIVE, constant, 1
+        if exact is None and field == 0 and not self.symbolic:
+            exact = Fraction(0)  # zero at a random point: zero, but for a vanishing chance
         if exact is not None and isinstance(node, AbsExpression):
             value = abs(exact)
-            return _to_field(value), value, _sign_of(value), True
+            return _to_field(value), value, _sign_of(value), True, 0
         if exact is not None and isinstance(node, SgnExpression):
             value = Fraction((exact > 0) - (exact < 0))
-            return _to_field(value), value, _sign_of(value), True
+            return _to_field(value), value, _sign_of(value), True, 0
         if isinstance(node, AbsExpression):
             signs = (signs & ZERO) | (POSITIVE if signs & (NEGATIVE | POSITIVE) else 0)
         elif not isinstance(node, SgnExpression):
             signs = ANY_SIGN
-        return self._opaque(type(node).__name__, child), None, signs, constant
+        return self._opaque(type(node).__name__, child), None, signs, constant, 1
 
     def _power(
         self, node: MathExpression, base_node: MathExpression, base: Value, power: Value
     ) -> Value:
-        field, exact, signs, constant = base
+        field, exact, signs, constant, degree = base
         exponent = power[1]
         if exponent is None:
             # A variable or irrational exponent.
             result_signs = POSITIVE if signs == POSITIVE else ANY_SIGN
-            return self._opaque("^", base, power), None, result_signs, constant and power[3]
+            return self._opaque("^", base, power), None, result_signs, constant and power[3], 1
         if exponent.denominator == 1:
             whole = int(exponent)
             if exact is not None:
@@ -344,27 +380,52 @@ class _Evaluator:
                     raise Undefined(f"{quote(str(node))} divides by zero")
                 value = _whole_power(exact, whole)
                 if value is not None:
-                    return _to_field(value), value, _sign_of(value), True
+                    return _to_field(value), value, _sign_of(value), True, 0
             if (field == 0 or signs == ZERO) and whole < 0:
                 raise Undefined(f"{quote(str(node))} divides by zero")
-            if abs(whole) > MAX_EXPONENT:
-                raise ValueError(f"the exponent of {quote(str(node), 80)} is too large to evaluate")
-            return pow(field, whole, PRIME), None, _power_sign(signs, whole), constant
+            power_degree = _degree(node, abs(whole) * degree)
+            return pow(field, whole, PRIME), None, _power_sign(signs, whole), constant, power_degree
         # A fractional power: defined for a base >= 0 only (> 0 when negative).
-        if not signs & (ZERO | POSITIVE) or (exact is not None and exact < 0):
+        negative = exact is not None and exact < 0
+        if exact is None and not self.symbolic and PRIME - field <= _SMALL:
+            negative = True  # a small negative number at a random point: that number
+        if not signs & (ZERO | POSITIVE) or negative:
             raise Undefined(f"{quote(str(node))} is a negative number to a fractional power")
-        if exponent < 0 and (signs == ZERO or exact == 0 or field == 0):
+        if exponent < 0 and (not signs & POSITIVE or exact == 0 or field == 0):
+            # Zero, or zero where it is not negative: a division by zero.
             raise Undefined(f"{quote(str(node))} divides by zero")
         result_signs = POSITIVE | (signs & ZERO if exponent > 0 else 0)
         if exact is not None:
             root = rational_power(exact, exponent)
             if root is not None:
-                return _to_field(root), root, _sign_of(root), True
-        elif type(base_node) is VariableExpression and ROOT_DENOMINATORS % exponent.denominator == 0:
-            steps = ROOT_DENOMINATORS // exponent.denominator * exponent.numerator
+                return _to_field(root), root, _sign_of(root), True, 0
+        elif type(base_node) is VariableExpression and self.roots % exponent.denominator == 0:
+            steps = self.roots // exponent.denominator * exponent.numerator
             field = pow(self._root_of(str(base_node.identifier)), steps, PRIME)
-            return field, None, result_signs, False
-        return self._opaque("root", base, power), None, result_signs, constant
+            return field, None, result_signs, False, _degree(node, abs(steps))
+        return self._opaque("root", base, power), None, result_signs, constant, 1
+
+
+_SMALL = 2**20
+"""A subtree with variables whose value at a random point is a small negative
+number (`x - x - 1`) is that number, but for a vanishing chance."""
+
+
+def _kept(value: Fraction) -> Optional[Fraction]:
+    """`value`, or None when it has more than `MAX_KEPT_BITS` bits (it is then
+    known modulo the prime only)."""
+    if value.numerator.bit_length() > MAX_KEPT_BITS or value.denominator.bit_length() > MAX_KEPT_BITS:
+        return None
+    return value
+
+
+def _degree(node: MathExpression, degree: int) -> int:
+    """`degree`, or a `ValueError` past `MAX_DEGREE`."""
+    if degree > MAX_DEGREE:
+        raise ValueError(
+            f"{quote(str(node), 80)} has a degree too large to evaluate exactly"
+        )
+    return degree
 
 
 def _factorial(value: Optional[Fraction], node: MathExpression) -> Fraction:
@@ -381,7 +442,13 @@ def _factorial(value: Optional[Fraction], node: MathExpression) -> Fraction:
         raise ValueError(
             f"{quote(str(node))}: factorials are evaluated up to {MAX_FACTORIAL}!"
         )
-    return Fraction(math.factorial(int(value)))
+    return _factorial_of(int(value))
+
+
+@lru_cache(maxsize=256)
+def _factorial_of(number: int) -> Fraction:
+    """`number!`, kept: a text repeats the same factorials in every check."""
+    return Fraction(math.factorial(number))
 
 
 def has_floats(tree: MathExpression) -> bool:
@@ -425,14 +492,34 @@ def same_tree(first: MathExpression, second: MathExpression) -> bool:
     return True
 
 
+def root_denominators(tree: MathExpression) -> int:
+    """`ROOT_DENOMINATORS` when the tree holds a power of a variable whose
+    exponent is not a whole constant (`x^0.5`, `x^(1 + 0.5)`), else 1: variables
+    are then plain values, and their polynomials' degrees stay small."""
+    for node in tree.find_type(PowerExpression):
+        exponent = node.right
+        if type(node.left) is VariableExpression and not (
+            type(exponent) is ConstantExpression and type(exponent.value) is int
+        ):
+            return ROOT_DENOMINATORS
+    return 1
+
+
 def point_values(
-    tree: MathExpression, seed: str, reading: Reading, points: int = POINTS
+    tree: MathExpression,
+    seed: str,
+    reading: Reading,
+    points: int = POINTS,
+    roots: Optional[int] = None,
 ) -> Tuple[int, ...]:
-    """The tree's value at each of the first `points` points of `seed`. Raises
-    `Undefined` when it has no finite value, `ValueError` when it is too large to
-    evaluate."""
+    """The tree's value at each of the first `points` points of `seed`, with each
+    variable `t^roots` (`root_denominators(tree)` when None). Raises `Undefined`
+    when it has no finite value, `ValueError` when it is too large to evaluate."""
+    if roots is None:
+        roots = root_denominators(tree)
     return tuple(
-        _Evaluator(f"{seed}\x00{point}", reading).evaluate(tree)[0] for point in range(points)
+        _Evaluator(f"{seed}\x00{point}", reading, roots=roots).evaluate(tree)[0]
+        for point in range(points)
     )
 
 
@@ -444,15 +531,25 @@ class ValueCheck:
         self.before = before
         self.seed = seed
         self._floats: Optional[bool] = None  # found on first use
+        self._roots: Optional[int] = None  # likewise
         self._values: Dict[Reading, Optional[Tuple[int, ...]]] = {}
 
     def _before(self, reading: Reading) -> Optional[Tuple[int, ...]]:
         if reading not in self._values:
             try:
-                self._values[reading] = point_values(self.before, self.seed, reading)
+                self._values[reading] = point_values(
+                    self.before, self.seed, reading, roots=self.roots
+                )
             except ValueError:
                 self._values[reading] = None
         return self._values[reading]
+
+    @property
+    def roots(self) -> int:
+        """`root_denominators` of `before`, which every tree is evaluated with."""
+        if self._roots is None:
+            self._roots = root_denominators(self.before)
+        return self._roots
 
     def keeps_value(self, *after: MathExpression) -> bool:
         """Whether every tree of `after` has the value of `before`: False when one
@@ -467,11 +564,26 @@ class ValueCheck:
                 return False
             for tree in after:
                 try:
-                    if point_values(tree, self.seed, reading) != expected:
+                    if point_values(tree, self.seed, reading, roots=self.roots) != expected:
                         return False
                 except ValueError:
                     return False
         return True
+
+
+def same_expression(first: MathExpression, second: MathExpression, seed: str) -> bool:
+    """Whether two trees are one expression up to the order and grouping of sums
+    and products and the form of constants (`2.0` and `2`, `-3` and `-(3)`):
+    compared with every constant read as a symbol, so that a zero factor can't
+    hide a difference (`0 * 9^x^x` is not `0 * (9^x)^x`)."""
+    try:
+        values = [
+            _Evaluator(f"{seed}\x00symbolic", "decimal", symbolic=True).evaluate(tree)[0]
+            for tree in (first, second)
+        ]
+    except ValueError:
+        return False
+    return values[0] == values[1]
 
 
 def check_defined(tree: MathExpression, text: str) -> None:
@@ -497,7 +609,8 @@ def same_value(before: MathExpression, after: MathExpression, seed: str) -> bool
 
 __all__ = (
     "MAX_EXACT_BITS",
-    "MAX_EXPONENT",
+    "MAX_DEGREE",
+    "MAX_KEPT_BITS",
     "MAX_FACTORIAL",
     "POINTS",
     "PRIME",
@@ -510,6 +623,8 @@ __all__ = (
     "point_values",
     "rational_power",
     "readings",
+    "root_denominators",
+    "same_expression",
     "same_tree",
     "same_value",
 )

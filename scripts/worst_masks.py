@@ -50,16 +50,40 @@ def nested_products(depth: int) -> str:
     return text + " + x"
 
 
+def chain_last(levels: int, terms: int) -> str:
+    """A sum of `y` that ends in a power chain under a fractional exponent."""
+    return " + ".join(["y"] * terms) + " + " + "^".join(["x"] * levels) + "^0.5"
+
+
+def chain_exponent(levels: int, terms: int) -> str:
+    """A power chain in the exponent of a variable."""
+    return "x^(" + "^".join(["x"] * levels) + "^0.5)" + " + y" * terms
+
+
+def factorial_product(factors: int, terms: int) -> str:
+    """A product of large factorials (exact values of thousands of digits)."""
+    return " * ".join(["1000!"] * factors) + " + x" * terms
+
+
+def large_decimals(terms: int) -> str:
+    """Coefficients near MAX_CONSTANT, which mathy_core factors by trial division."""
+    return " + ".join(f"{999999999 - i}.5x" for i in range(terms))
+
+
 SHAPES: Dict[str, Callable[[], str]] = {
     "power chain 40 + 80 y": lambda: power_chain(40, 80),
     "power chain 60 + 60 y": lambda: power_chain(60, 60),
     "power chain 80 + 40 y": lambda: power_chain(80, 40),
     "power chain 120 + 6 y": lambda: power_chain(120, 6),
-    "roots of sums x 36": lambda: root_sum(36),
+    "87 y + chain 40": lambda: chain_last(40, 87),
+    "x^(chain 40) + 86 y": lambda: chain_exponent(40, 86),
+    "roots of sums x 30": lambda: root_sum(30),
     "quotients under powers x 28": lambda: quotient_powers(28),
-    "decimal sum x 50": lambda: decimal_sum(50),
-    "factorial sum x 40": lambda: factorial_sum(40),
+    "decimal sum x 42": lambda: decimal_sum(42),
+    "factorial sum x 36": lambda: factorial_sum(36),
     "nested roots x 40": lambda: nested_products(40),
+    "60 x 1000! + 38 x": lambda: factorial_product(60, 38),
+    "large decimals x 64": lambda: large_decimals(64),
 }
 
 

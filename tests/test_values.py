@@ -469,3 +469,66 @@ def test_offered_steps_on_odd_texts_keep_the_value_by_the_oracle(text: str) -> N
             action,
             after.agent.problem,
         )
+
+
+# -- found by an independent attack on the check ----------------------------------
+
+
+def test_polynomials_of_a_degree_past_the_evaluated_range_are_refused() -> None:
+    # (x^a)^b with a * b a multiple of 2^61 - 2 is 1 modulo the prime at every
+    # point: such a factor would hide any other change.
+    wrap = "(x^11086933)^66024901"
+    with pytest.raises(ValueError, match="degree too large"):
+        EquationEnv().state_from_text(f"({wrap} - 1) * (1 / (x * y))")
+    assert not same_value(parse("x^3"), parse(f"{wrap} * x^3"), "s")
+    # Every constant exponent within MAX_CONSTANT stays evaluable.
+    EquationEnv().state_from_text("-1000000000 + 1000000000x^1000000000")
+
+
+@pytest.mark.parametrize(
+    "text, misread",
+    [
+        ("(9^x)^x * 0", "0 * 9^x^x"),  # reads back as 9^(x^x): undefined for x < 0
+        ("((9^x)^x + 1)^0", "(1 + 9^x^x)^0"),
+        ("0 * (-sgn(x))^y", "-sgn(x)^y * 0"),
+    ],
+)
+def test_a_zero_factor_does_not_hide_a_text_that_reads_back_differently(
+    text: str, misread: str
+) -> None:
+    env = EquationEnv()
+    assert misread in [result for _, _, result in results_by_rule(env, text)]
+    state = env.state_from_text(text)
+    offered = [env.get_next_state(state, action)[0].agent.problem for action in valid_actions(env, state)]
+    assert misread not in offered
+
+
+@pytest.mark.parametrize(
+    "text", ["(x - x - 1)^0.5", "1 / sgn(x - x)", "(-x^2)^-0.5", "(x - x)^-0.5 + y"]
+)
+def test_texts_without_a_value_found_through_cancellation_are_refused(text: str) -> None:
+    assert undefined_everywhere(parse(text), seed=5)
+    with pytest.raises(ValueError, match="not finite"):
+        EquationEnv().state_from_text(text)
+
+
+@pytest.mark.parametrize(
+    "text, result",
+    [("x / x = 1", "1 = x / x"), ("0x = 0", "0 = 0x"), ("1 = x^0", "x^0 = 1")],
+)
+def test_equal_sides_of_an_equation_swap(text: str, result: str) -> None:
+    env = EquationEnv()
+    state = env.state_from_text(text)
+    assert result in [env.get_next_state(state, action)[0].agent.problem for action in valid_actions(env, state)]
+
+
+def test_huge_exact_constants_are_kept_modulo_the_prime() -> None:
+    # A product of factorials past 12,288 bits is known modulo the prime only:
+    # admitted, and steps on it are checked quickly.
+    env = EquationEnv(max_seq_len=256)
+    state = env.state_from_text("(1000! * 999!)^0.5 + x")
+    assert "x + (1000! * 999!)^0.5" in [
+        env.get_next_state(state, action)[0].agent.problem for action in valid_actions(env, state)
+    ]
+    text = " * ".join(["1000!"] * 60) + " + x" * 38
+    assert env.valid_moves_array(env.state_from_text(text)).sum() > 0
