@@ -129,17 +129,15 @@ def exact_value(
         return a - b
     if not isinstance(node, PowerExpression):
         return arithmetic(node, a, b)
-    if isinstance(node, PowerExpression):
-        if b.denominator != 1:
-            if a < 0:
-                raise Undefined("negative number to a fractional power")
-            raise TooHard("fractional power")
-        if a == 0 and b < 0:
-            raise Undefined("0 to a negative power")
-        if abs(b) > 64 and abs(a) != 1 and a != 0:
-            raise TooHard("large exponent")
-        return a ** int(b)
-    raise TooHard(type(node).__name__)
+    if b.denominator != 1:
+        if a < 0:
+            raise Undefined("negative number to a fractional power")
+        raise TooHard("fractional power")
+    if a == 0 and b < 0:
+        raise Undefined("0 to a negative power")
+    if abs(b) > 64 and abs(a) != 1 and a != 0:
+        raise TooHard("large exponent")
+    return a ** int(b)
 
 
 def random_points(
@@ -237,18 +235,16 @@ def _numeric(node: MathExpression, point: Dict[str, Fraction], reading: Reading)
     b = _numeric(node.right, point, reading)
     if not isinstance(node, PowerExpression):
         return arithmetic(node, a, b)
-    if isinstance(node, PowerExpression):
-        whole = mpmath.nint(b)
-        if b == whole:
-            if a == 0 and b < 0:
-                raise Undefined("0 to a negative power")
-            return a ** int(whole)
-        if a < 0:
-            raise Undefined("negative number to a fractional power")
+    whole = mpmath.nint(b)
+    if b == whole:
         if a == 0 and b < 0:
             raise Undefined("0 to a negative power")
-        return a**b
-    raise TooHard(type(node).__name__)
+        return a ** int(whole)
+    if a < 0:
+        raise Undefined("negative number to a fractional power")
+    if a == 0 and b < 0:
+        raise Undefined("0 to a negative power")
+    return a**b
 
 
 def agree(a: "mpmath.mpf", b: "mpmath.mpf") -> bool:
