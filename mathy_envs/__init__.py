@@ -1,15 +1,17 @@
 """mathy_envs: reinforcement learning environments for step-by-step algebra."""
 
 # Before anything imports mathy_core: its colr dependency needs `typing.io`, which
-# Python 3.13 removed (see `_mathy_envs_typing_io`).
-import _mathy_envs_typing_io
+# Python 3.13 removed (see `mathy_envs._typing_io`).
+from ._typing_io import register as _register_typing_io
 
-_mathy_envs_typing_io.register()
+_register_typing_io()
 
 from . import envs
+from .checker import MathyEnvContractError, check_mathy_env
 from .env import MathyEnv
 from .state import MathyEnvState, MathyObservation, ObservationType
 from .time_step import TimeStep
+from .version import __version__
 from .types import (
     EnvRewards,
     MathyEnvDifficulty,
@@ -17,11 +19,11 @@ from .types import (
     MathyEnvProblemArgs,
 )
 
-__version__ = "1.0.0"
 
 __all__ = (
     "EnvRewards",
     "MathyEnv",
+    "MathyEnvContractError",
     "MathyEnvDifficulty",
     "MathyEnvProblem",
     "MathyEnvProblemArgs",
@@ -29,5 +31,6 @@ __all__ = (
     "MathyObservation",
     "ObservationType",
     "TimeStep",
+    "check_mathy_env",
     "envs",
 )

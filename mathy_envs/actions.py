@@ -8,16 +8,11 @@ from mathy_core import BaseRule, ExpressionParser, MathExpression
 
 from .limits import MAX_RULES, quote, shorten, type_name
 from .masks import MaskArray, MaskCache, Sweep, checked_mask
-from .parsing import (
-    ExpressionCache,
-    ParsedExpression,
-    admit,
-    copy_tree,
-    default_parser,
-    expression_cache,
-    node_at_index,
-    private_entry,
-)
+from .admission import admit
+from .caches import ExpressionCache, expression_cache
+from .expressions import ParsedExpression, private_entry
+from .parsers import default_parser
+from .tree_ops import copy_tree, node_at_index
 from .state import MathyEnvState, check_state
 from .trees import check_tree
 from .types import ActionType

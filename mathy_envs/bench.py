@@ -27,7 +27,8 @@ from .bench_cores import VectorResult, vector_scaling
 from .env import MathyEnv, sample_valid_action
 from .envs import BinomialDistribute, ComplexSimplify, PolySimplify
 from .observations import ObservationType
-from .parsing import default_parser, expression_cache
+from .caches import expression_cache
+from .parsers import default_parser
 from .state import MathyEnvState
 from .time_step import is_terminal_transition
 from .types import ActionType, MathyEnvDifficulty, MathyEnvProblemArgs

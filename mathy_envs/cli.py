@@ -11,12 +11,11 @@ from typing import IO, Any, List, NoReturn, Optional, Sequence
 
 import numpy as np
 
-from .env import MathyEnv, sample_valid_action
+from .env import MathyEnv
 from .envs import ENV_TASKS
+from .episodes import random_episode
 from .limits import quote, shorten
-from .state import MathyEnvState
 from .swarm import SwarmConfig, swarm_solve
-from .time_step import is_terminal_transition
 from .types import MathyEnvDifficulty, MathyEnvProblemArgs
 
 DIFFICULTIES = [d.value for d in MathyEnvDifficulty]
@@ -109,7 +108,7 @@ def cmd_problems(args: argparse.Namespace, out: IO[str]) -> int:
     if args.n < 0:
         raise UsageError(f"-n must not be negative, got {args.n}")
     for _ in range(args.n):
-        print(env.problem_fn(config).text, file=out)
+        print(env.generate_problem(config).text, file=out)
     return 0
 
 
@@ -175,7 +174,8 @@ def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
             solution = swarm_solve(state, SwarmConfig(seed=seed), env)
             won, reward, taken = solution.solved, solution.reward, len(solution.actions)
         else:
-            won, reward, taken = _random_episode(env, state, rng)
+            played = random_episode(env, state, rng)
+            won, reward, taken = played.won, played.reward, played.steps
         wins += won
         total_reward += reward
         steps += taken
@@ -196,22 +196,6 @@ def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     return 0
 
 
-def _random_episode(
-    env: MathyEnv, state: MathyEnvState, rng: np.random.Generator
-) -> "tuple[bool, float, int]":
-    """Masked random play until the episode ends: (won, total reward, steps)."""
-    total, steps = 0.0, 0
-    while True:
-        action = sample_valid_action(env.valid_moves_array(state), rng)
-        if action is None:
-            return False, total, steps
-        state, time_step, _ = env.get_next_state(state, action)
-        total += time_step.reward
-        steps += 1
-        if is_terminal_transition(time_step):
-            return time_step.reward > 0, total, steps
-
-
 def cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
     from .bench import run_bench
 
@@ -229,7 +213,7 @@ def cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
 
 def version_line() -> str:
     """`mathy-envs 1.0.0 (mathy_core 0.9.5, Python 3.11.7)`."""
-    from . import __version__
+    from .version import __version__
 
     try:
         core = importlib.metadata.version("mathy_core")

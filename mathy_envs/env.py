@@ -6,7 +6,7 @@ env scores the new state. Subclasses supply the problems (`problem_fn`), the
 namespace and, usually, a `transition_fn` that recognises a win.
 """
 
-from typing import Any, List, Literal, Optional, Tuple, Type, Union, overload
+from typing import Any, List, Literal, Optional, Tuple, Type, TypeVar, Union, overload
 
 import numpy as np
 from mathy_core import BaseRule, ExpressionChangeRule, MathExpression
@@ -21,21 +21,19 @@ from .limits import (
     type_name,
 )
 from .masks import MaskCache
-from .observations import MathyObservation, MathyObservationUnion, ObservationType
-from .parsing import (
-    apply_at,
-    copy_tree,
-    default_parser,
-    is_library_code,
-)
+from .observations import MathyObservation, ObservationKind, ObservationType
+from .parsers import default_parser
+from .tree_ops import apply_at, copy_tree, is_library_code
 from .rewards import PENALIZING_RULES, EnvRewards, REWARDING_RULES, RewardScheme, win_signal
 from .rules import CORE_RULE_TYPES, core_rules
 from .rendering import Rendering
 from .settings import check_flag, check_real, check_seed
 from .state import MathyEnvState, MathyEnvStateStep, check_state
 from .time_step import TimeStep, is_terminal_transition
-from .types import ActionType, MathyEnvProblem, MathyEnvProblemArgs
+from .types import ActionType, MathyEnvProblem, MathyEnvProblemArgs, ProblemGenerator
 from .values import same_value
+
+ObservationT = TypeVar("ObservationT")
 
 INVALID_ACTION_RESPONSES: Tuple[str, ...] = ("raise", "penalize", "terminal")
 InvalidActionResponse = Literal["raise", "penalize", "terminal"]
@@ -62,6 +60,11 @@ class MathyEnv(ActionSpace, Rendering):
         preferred_term_commute: let commutative swap reorder terms already in the
             preferred `4x` form
         seed: seed of `np_random`, the generator problems are drawn from
+        reward_scheme: how transitions are scored (the class's `reward_scheme`
+            when None); see `mathy_envs.rewards`
+        generator: draws the env's problems instead of its `problem_fn`: a
+            function of `np_random` and the `MathyEnvProblemArgs` that returns a
+            `MathyEnvProblem`
 
     Transitions are scored by `reward_scheme`, in the order `mathy_envs.rewards`
     describes; `GoalEnv` (the base of the built-in envs) describes the action and
@@ -99,6 +102,8 @@ class MathyEnv(ActionSpace, Rendering):
         previous_state_penalty: bool = True,
         preferred_term_commute: bool = False,
         seed: Optional[int] = None,
+        reward_scheme: Optional[RewardScheme] = None,
+        generator: Optional[ProblemGenerator] = None,
     ) -> None:
         if not (
             isinstance(invalid_action_response, str)
@@ -130,6 +135,20 @@ class MathyEnv(ActionSpace, Rendering):
         `rules[rule_index]`."""
         self.parser = default_parser()
         """The expression parser the env reads problem texts with."""
+        if reward_scheme is not None:
+            if not isinstance(reward_scheme, RewardScheme):
+                raise ValueError(
+                    f"reward_scheme must be a RewardScheme instance, got "
+                    f"{type_name(reward_scheme)} {quote(reward_scheme, 60)}"
+                )
+            self.reward_scheme = reward_scheme
+        if generator is not None and not callable(generator):
+            raise ValueError(
+                f"generator must be a function of (np_random, MathyEnvProblemArgs), "
+                f"got {type_name(generator)} {quote(generator, 60)}"
+            )
+        self.generator: Optional[ProblemGenerator] = generator
+        """Draws the env's problems instead of `problem_fn` when set."""
         self.seed(seed)
 
     def seed(self, seed: Optional[int] = None) -> None:
@@ -210,11 +229,29 @@ class MathyEnv(ActionSpace, Rendering):
         if seed is not None:
             self.seed(seed)
         config = params if params is not None else MathyEnvProblemArgs()
-        problem = self.problem_fn(config)
+        problem = self.generate_problem(config)
         state = self.state_from_problem(problem, config)
         if print_problem and self.verbose:
             self.print_state(state, "initial-state")
         return state, problem
+
+    def generate_problem(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+        """A problem from the env's `generator` (given `np_random` and `params`)
+        when it has one, else from `problem_fn`; a `ValueError` when what they
+        return is not a `MathyEnvProblem`."""
+        generator = self.generator
+        if generator is None:
+            problem = self.problem_fn(params)
+            source = f"{type(self).__name__}.problem_fn"
+        else:
+            problem = generator(self.np_random, params)
+            source = "the env's generator"
+        if not isinstance(problem, MathyEnvProblem):
+            raise ValueError(
+                f"{source} must return a MathyEnvProblem, got {type_name(problem)} "
+                f"{quote(problem, 80)}"
+            )
+        return problem
 
     def state_from_problem(
         self, problem: MathyEnvProblem, config: MathyEnvProblemArgs
@@ -265,30 +302,58 @@ class MathyEnv(ActionSpace, Rendering):
         rule made. An invalid action (rule or node out of range, or a rule that
         can't apply at that node) is handled per `invalid_action_response`. The
         given state is never modified.
+
+        A step is five stages, each done once:
+
+        1. **check the action** (and the state): decode it to
+           `(rule_index, node_index)` (`to_action`, `mathy_envs.actions`);
+        2. **admit it**: the state's valid-move mask says the rule applies at
+           that node and its result keeps the expression's value and stays in the
+           supported limits (`mathy_envs.masks`);
+        3. **rewrite**: apply the rule at the node (`mathy_envs.tree_ops`);
+        4. **next state**: the new text appended to the history
+           (`MathyEnvState.get_out_state`);
+        5. **score**: the env's `reward_scheme` judges the new state
+           (`mathy_envs.rewards`), with the observation it carries.
         """
-        rule_index, node_index = self.to_action(action)
-        agent = check_state(env_state).agent
-        mask = self._mask_of(agent.problem)
-        if not (
+        move = self.to_action(action)
+        state = check_state(env_state)
+        text = state.agent.problem
+        if not self._admits(text, move):
+            return self._invalid_action(state, move)
+        rule_index, node_index = move
+        rule = self._rules[rule_index]
+        change = apply_at(rule, self._expressions.take_node(text, node_index))
+        assert change.result is not None
+        out_text = str(change.result.get_root())
+        out_state = state.get_out_state(out_text, move, state.agent.moves_remaining - 1)
+        if self._scores_by_default():
+            visits = 1 + sum(1 for step in state.agent.history if step.raw == out_text)
+            time_step = self._score(out_state, visits)
+        else:
+            time_step = self.get_state_transition(out_state)
+        if self.verbose:
+            self.print_state(out_state, rule.name, node_index, change, time_step.reward)
+        return out_state, time_step, change
+
+    def _scores_by_default(self) -> bool:
+        """Whether `get_state_transition` is this class's own (not overridden by
+        a subclass or on the instance): the step then scores its new state
+        directly, without checking it again."""
+        return (
+            type(self).get_state_transition is MathyEnv.get_state_transition
+            and "get_state_transition" not in self.__dict__
+        )
+
+    def _admits(self, text: str, move: ActionType) -> bool:
+        """Whether the valid-move mask of `text` holds `move`."""
+        rule_index, node_index = move
+        mask = self._mask_of(text)
+        return bool(
             0 <= rule_index < mask.shape[0]
             and 0 <= node_index < mask.shape[1]
             and mask[rule_index, node_index]
-        ):
-            return self._invalid_action(env_state, (rule_index, node_index))
-        rule = self._rules[rule_index]
-        change = apply_at(rule, self._expressions.take_node(agent.problem, node_index))
-        assert change.result is not None
-        out_state = env_state.get_out_state(
-            problem=str(change.result.get_root()),
-            action=(rule_index, node_index),
-            moves_remaining=agent.moves_remaining - 1,
         )
-        time_step = self.get_state_transition(out_state)
-        if self.verbose:
-            self.print_state(
-                out_state, rule.name, node_index, change, time_step.reward
-            )
-        return out_state, time_step, change
 
     def _invalid_action(
         self, env_state: MathyEnvState, action: ActionType
@@ -419,8 +484,8 @@ class MathyEnv(ActionSpace, Rendering):
         state: MathyEnvState,
         max_seq_len: Optional[int] = ...,
         *,
-        obs_type: ObservationType,
-    ) -> MathyObservationUnion: ...
+        obs_type: ObservationKind[ObservationT],
+    ) -> ObservationT: ...
 
     @overload
     def state_to_observation(
@@ -434,13 +499,15 @@ class MathyEnv(ActionSpace, Rendering):
         self,
         state: MathyEnvState,
         max_seq_len: Optional[int] = None,
-        obs_type: Optional[Union[ObservationType, str]] = None,
+        obs_type: Optional[Union[ObservationKind[Any], ObservationType, str]] = None,
     ) -> Any:
         """A state's observation with its valid-move mask.
 
         With no `obs_type`, the plain-list `MathyObservation` (padded to
         `max_seq_len` when given); otherwise `state.to_observation` of that type
-        (an `ObservationType` or the name of a registered observation type).
+        (an `ObservationType`, the name of a registered observation type, or an
+        `ObservationKind` such as `mathy_envs.observations.GRAPH`, which mypy
+        then knows the observation type of).
         """
         mask = self.valid_moves_array(state)
         if obs_type is None:

@@ -14,7 +14,10 @@ import numpy.typing as npt
 from mathy_core import BaseRule, MathExpression
 
 from .lru import LRUCache, Memo
-from .parsing import ExpressionCache, NodeLayout, ParsedExpression, apply_rule
+from .caches import ExpressionCache
+from .expressions import ParsedExpression
+from .layout import NodeLayout
+from .tree_ops import apply_rule
 from .rules import (
     APPLICABLE_NODE_TYPES,
     CORE_RULE_TYPES,

@@ -21,7 +21,9 @@ import numpy as np
 from mathy_core import MathExpression
 
 from .limits import DEFAULT_MAX_SEQ_LEN
-from .parsing import ParsedExpression, copy_tree, is_library_code, parse, private_entry
+from .caches import parse
+from .expressions import ParsedExpression, private_entry
+from .tree_ops import copy_tree, is_library_code
 
 VARIABLES: str = "abcdfghjklmnopqrstuvwxyz"
 """Variables problems draw from ("e" and "i" are left out: they read as constants)."""

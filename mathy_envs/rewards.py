@@ -25,7 +25,7 @@ The expression tree a scheme of your own is given is a private copy: it may keep
 or change it without changing any later answer of the env.
 """
 
-from typing import TYPE_CHECKING, Optional, Tuple, Type
+from typing import List, Optional, Protocol, Sequence, Tuple, Type
 
 from mathy_core import BaseRule, MathExpression
 from mathy_core.rules import (
@@ -38,24 +38,37 @@ from mathy_core.rules import (
 )
 
 from .limits import quote
+from .observations import MathyObservation
+from .state import MathyEnvState
 from .time_step import TimeStep, termination, transition
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .env import MathyEnv
-    from .observations import MathyObservation
-    from .state import MathyEnvState
+from .types import EnvRewards
 
 
-class EnvRewards:
-    """The reward constants every environment uses."""
+class ScoredEnv(Protocol):
+    """What a `RewardScheme` reads of the env it scores (a `MathyEnv` has all of
+    it): its settings, its rules and the verdicts it gives."""
 
-    LOSE: float = -1.0
-    WIN: float = 1.0
-    HELPFUL_MOVE: float = 0.01
-    UNHELPFUL_MOVE: float = -0.01
-    TIMESTEP: float = -0.01
-    PREVIOUS_LOCATION: float = -0.02
-    INVALID_MOVE: float = -0.5
+    @property
+    def max_seq_len(self) -> int: ...
+    @property
+    def reward_discount(self) -> float: ...
+    @property
+    def previous_state_penalty(self) -> bool: ...
+    @property
+    def invalid_action_response(self) -> str: ...
+    @property
+    def rules(self) -> Sequence[BaseRule]: ...
+
+    def node_count(self, text: str) -> int: ...
+    def get_lose_signal(self, env_state: MathyEnvState) -> float: ...
+    def get_rewarding_actions(self, state: MathyEnvState) -> List[Type[BaseRule]]: ...
+    def get_penalizing_actions(self, state: MathyEnvState) -> List[Type[BaseRule]]: ...
+    def transition_fn(
+        self,
+        env_state: MathyEnvState,
+        expression: MathExpression,
+        features: MathyObservation,
+    ) -> Optional[TimeStep]: ...
 
 
 REWARDING_RULES: Tuple[Type[BaseRule], ...] = (
@@ -90,11 +103,11 @@ class RewardScheme:
 
     def score(
         self,
-        env: "MathyEnv",
-        state: "MathyEnvState",
+        env: ScoredEnv,
+        state: MathyEnvState,
         expression: MathExpression,
         visits: int,
-        features: "MathyObservation",
+        features: MathyObservation,
     ) -> TimeStep:
         """The time step of reaching `state`, whose expression `expression` has
         been seen `visits` times in its history (the current step included).
@@ -117,7 +130,7 @@ class RewardScheme:
         return step
 
     def score_invalid(
-        self, env: "MathyEnv", state: "MathyEnvState", features: "MathyObservation"
+        self, env: ScoredEnv, state: MathyEnvState, features: MathyObservation
     ) -> TimeStep:
         """The time step of an invalid action that led to `state` (the same
         expression, with the move used, or none left for `"terminal"`)."""
@@ -126,7 +139,7 @@ class RewardScheme:
         return transition(features, EnvRewards.INVALID_MOVE, env.reward_discount)
 
     def oversize(
-        self, env: "MathyEnv", state: "MathyEnvState", features: "MathyObservation"
+        self, env: ScoredEnv, state: MathyEnvState, features: MathyObservation
     ) -> Optional[TimeStep]:
         if env.node_count(state.agent.problem) > env.max_seq_len:
             return termination(features, env.get_lose_signal(state))
@@ -134,10 +147,10 @@ class RewardScheme:
 
     def own_verdict(
         self,
-        env: "MathyEnv",
-        state: "MathyEnvState",
+        env: ScoredEnv,
+        state: MathyEnvState,
         expression: MathExpression,
-        features: "MathyObservation",
+        features: MathyObservation,
     ) -> Optional[TimeStep]:
         try:
             return env.transition_fn(state, expression, features)
@@ -150,7 +163,7 @@ class RewardScheme:
             ) from error
 
     def out_of_moves(
-        self, env: "MathyEnv", state: "MathyEnvState", features: "MathyObservation"
+        self, env: ScoredEnv, state: MathyEnvState, features: MathyObservation
     ) -> Optional[TimeStep]:
         if state.agent.moves_remaining <= 0:
             return termination(features, env.get_lose_signal(state))
@@ -158,10 +171,10 @@ class RewardScheme:
 
     def revisit(
         self,
-        env: "MathyEnv",
-        state: "MathyEnvState",
+        env: ScoredEnv,
+        state: MathyEnvState,
         visits: int,
-        features: "MathyObservation",
+        features: MathyObservation,
     ) -> Optional[TimeStep]:
         if not env.previous_state_penalty or visits <= 1:
             return None
@@ -172,7 +185,7 @@ class RewardScheme:
         )
 
     def rule_used(
-        self, env: "MathyEnv", state: "MathyEnvState", features: "MathyObservation"
+        self, env: ScoredEnv, state: MathyEnvState, features: MathyObservation
     ) -> Optional[TimeStep]:
         rule_index = state.agent.action[0]
         if not 0 <= rule_index < len(env.rules):
@@ -187,6 +200,7 @@ class RewardScheme:
 
 __all__ = (
     "EnvRewards",
+    "ScoredEnv",
     "MAX_VISITS",
     "PENALIZING_RULES",
     "REWARDING_RULES",

@@ -29,7 +29,7 @@ from mathy_core.rules import (
     VariableMultiplyRule,
 )
 
-from .parsing import (
+from .shapes import (
     CONSTANT_SHAPE_SYMBOLS,
     INTEGER_SHAPE_SYMBOL,
     NO_SHAPE,

@@ -5,61 +5,26 @@ field per history step (`raw,rule,node`), all joined by `FIELD_SEPARATOR`:
 
     12@7@11@6x@ns.a@-0.25@4x + 2x,-1,-1@6x,3,1
 
-`to_np` gives the same text as uint8 codes, right padded with spaces. The
-`MathyEnvState` methods of the same names (`state.to_string()`,
-`MathyEnvState.from_string(text)`, ...) call these functions.
+`to_np` gives the same text as uint8 codes, right padded with spaces. These
+functions are the `MathyEnvState` methods of the same names (`state.to_string()`,
+`MathyEnvState.from_string(text)`, ...) as plain functions.
 """
 
-import math
 from typing import Any, Optional, Type
 
 import numpy as np
 import numpy.typing as npt
 
-from .limits import MAX_MOVES, MAX_RULES, quote
-from .parsing import parse
-from .state import MathyAgentState, MathyEnvState, MathyEnvStateStep
+from .state import MathyEnvState, check_state
+from .state_text import FIELD_SEPARATOR, HEADER_FIELDS, STEP_SEPARATOR
 
-FIELD_SEPARATOR = "@"
-"""Separates the fields of a serialized state (so no text may hold it)."""
-STEP_SEPARATOR = ","
-"""Separates a history step's text, rule index and node index."""
-HEADER_FIELDS = (
-    "max_moves",
-    "num_rules",
-    "moves_remaining",
-    "problem",
-    "problem_type",
-    "reward",
-)
-"""The fields before the history steps, in order."""
 
 def to_string(state: MathyEnvState) -> str:
     """Serialize a state to `@`-separated fields; see `from_string`.
 
     Raises `ValueError` when a text of the state holds the field separator.
     """
-    agent = state.agent
-    texts = [agent.problem, agent.problem_type] + [s.raw for s in agent.history]
-    for text in texts:
-        if FIELD_SEPARATOR in text:
-            raise ValueError(
-                f"cannot serialize {quote(text)}: it contains the field separator "
-                f"{FIELD_SEPARATOR!r}"
-            )
-    fields = [
-        str(state.max_moves),
-        str(state.num_rules),
-        str(agent.moves_remaining),
-        agent.problem,
-        agent.problem_type,
-        repr(float(agent.reward)),
-    ]
-    fields.extend(
-        f"{step.raw}{STEP_SEPARATOR}{step.action[0]}{STEP_SEPARATOR}{step.action[1]}"
-        for step in agent.history
-    )
-    return FIELD_SEPARATOR.join(fields)
+    return check_state(state).to_string()
 
 
 def from_string(text: str, cls: Type[MathyEnvState] = MathyEnvState) -> MathyEnvState:
@@ -67,79 +32,12 @@ def from_string(text: str, cls: Type[MathyEnvState] = MathyEnvState) -> MathyEnv
 
     Raises `ValueError` naming the field that is malformed.
     """
-    if not isinstance(text, str):
-        raise ValueError(f"serialized state must be a str, got {type(text).__name__}")
-    fields = text.split(FIELD_SEPARATOR)
-    if len(fields) < len(HEADER_FIELDS) + 1:
-        raise ValueError(
-            f"serialized state has {len(fields)} '{FIELD_SEPARATOR}'-separated "
-            f"fields; expected at least {len(HEADER_FIELDS) + 1} "
-            f"({', '.join(HEADER_FIELDS)}, then one per history step)"
-        )
-    max_moves = _int_field("max_moves", fields[0])
-    if not 0 <= max_moves <= MAX_MOVES:
-        # What MathyEnvState(max_moves=...) takes.
-        raise ValueError(
-            f"max_moves field {max_moves} is outside [0, MAX_MOVES={MAX_MOVES}]"
-        )
-    num_rules = _int_field("num_rules", fields[1])
-    if not 0 <= num_rules <= MAX_RULES:
-        raise ValueError(
-            f"num_rules field {num_rules} is outside [0, MAX_RULES={MAX_RULES}]"
-        )
-    moves_remaining = _int_field("moves_remaining", fields[2])
-    problem = fields[3]
-    if problem.strip() == "":
-        raise ValueError("problem field is empty")
-    try:
-        parse(problem)  # as MathyEnvState(problem=...) does
-    except ValueError as error:
-        raise ValueError(f"problem field: {error}") from None
-    problem_type = fields[4]
-    try:
-        reward = float(fields[5])
-    except ValueError:
-        raise ValueError(f"reward field {quote(fields[5])} is not a number") from None
-    if not math.isfinite(reward):
-        raise ValueError(f"reward field {quote(fields[5])} is not a finite number")
-    history = [_step_field(index, field) for index, field in enumerate(fields[6:])]
-    if history[-1].raw != problem:
-        raise ValueError(
-            f"last history step {quote(history[-1].raw)} is not the problem "
-            f"{quote(problem)}"
-        )
-    state = cls.__new__(cls)
-    state.max_moves = max_moves
-    state.num_rules = num_rules
-    state.agent = MathyAgentState(
-        moves_remaining=moves_remaining,
-        problem=problem,
-        problem_type=problem_type,
-        reward=reward,
-        history=history,
-    )
-    return state
+    return cls.from_string(text)
 
 
 def to_np(state: MathyEnvState, pad_to: Optional[int] = None) -> npt.NDArray[np.uint8]:
     """`to_string(state)` as uint8 codes, right padded with spaces to `pad_to`."""
-    if pad_to is not None and (
-        isinstance(pad_to, bool) or not isinstance(pad_to, (int, np.integer))
-    ):
-        raise ValueError(f"pad_to must be an int, got {quote(pad_to, 40)}")
-    if pad_to is not None:
-        pad_to = int(pad_to)  # a plain int: messages never format a user's object
-    codes = np.frombuffer(to_string(state).encode("utf-8"), dtype=np.uint8)
-    if pad_to is None:
-        return np.array(codes, dtype=np.uint8)
-    if pad_to < len(codes):
-        raise ValueError(
-            f"pad_to={pad_to} is smaller than the serialized state "
-            f"({len(codes)} bytes)"
-        )
-    out = np.full(pad_to, ord(" "), dtype=np.uint8)
-    out[: len(codes)] = codes
-    return out
+    return check_state(state).to_np(pad_to)
 
 
 def from_np(
@@ -147,56 +45,7 @@ def from_np(
 ) -> MathyEnvState:
     """Rebuild a state (an instance of `cls`) from `to_np` output (padding
     included)."""
-    try:
-        array = np.asarray(input_bytes)
-    except Exception as error:  # ragged lists, objects numpy can't convert
-        raise ValueError(
-            f"expected a 1-D array of byte codes, got {quote(input_bytes, 80)}"
-        ) from error
-    if array.ndim != 1:
-        raise ValueError(f"expected a 1-D array of byte codes, got shape {array.shape}")
-    # Integers, or floats holding whole numbers; not bools, complex numbers,
-    # times (timedelta64 counts as an integer type in numpy), objects or text.
-    if array.size and array.dtype.kind not in "iuf":
-        raise ValueError(
-            f"expected integer byte codes, got dtype {array.dtype} (kind "
-            f"{array.dtype.kind!r})"
-        )
-    if array.size and (
-        np.any(array < 0) or np.any(array > 255) or np.any(array != np.floor(array))
-    ):
-        raise ValueError("byte codes must be whole numbers in [0, 255]")
-    try:
-        text = array.astype(np.uint8).tobytes().decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"byte codes are not valid UTF-8: {error}") from None
-    return from_string(text.rstrip(" "), cls)
-
-
-def _int_field(name: str, value: str) -> int:
-    if len(value) > 20:
-        raise ValueError(f"{name} field {quote(value)} is not an integer of at most 20 digits")
-    try:
-        return int(value)
-    except ValueError:
-        raise ValueError(f"{name} field {quote(value)} is not an integer") from None
-
-
-def _step_field(index: int, value: str) -> MathyEnvStateStep:
-    parts = value.rsplit(STEP_SEPARATOR, 2)
-    if len(parts) != 3 or parts[0] == "":
-        raise ValueError(
-            f"history step {index} {quote(value)} is not 'raw{STEP_SEPARATOR}rule"
-            f"{STEP_SEPARATOR}node'"
-        )
-    raw, rule, node = parts
-    try:
-        action = (int(rule), int(node))
-    except ValueError:
-        raise ValueError(
-            f"history step {index} {quote(value)} has a non-integer rule or node"
-        ) from None
-    return MathyEnvStateStep(raw, action)
+    return cls.from_np(input_bytes)
 
 
 __all__ = (

@@ -22,7 +22,8 @@ from mathy_core import (
 from mathy_core.rules import DistributiveFactorOutRule
 
 from .lru import Memo
-from .parsing import SHAPE_SYMBOLS, NodeLayout
+from .layout import NodeLayout
+from .shapes import SHAPE_SYMBOLS
 
 _FACTOR_OUT = DistributiveFactorOutRule()
 LIKE_TERMS_MEMORY_SIZE = 4096

@@ -2,13 +2,27 @@
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import NamedTuple, Tuple
+from typing import Callable, NamedTuple, Tuple
+
+import numpy as np
 
 from .limits import quote
-from .rewards import EnvRewards
 
 ActionType = Tuple[int, int]
 """An action is a `(rule_index, node_index)` pair."""
+
+
+class EnvRewards:
+    """The reward constants every environment uses (`mathy_envs.rewards` says
+    when each one is given)."""
+
+    LOSE: float = -1.0
+    WIN: float = 1.0
+    HELPFUL_MOVE: float = 0.01
+    UNHELPFUL_MOVE: float = -0.01
+    TIMESTEP: float = -0.01
+    PREVIOUS_LOCATION: float = -0.02
+    INVALID_MOVE: float = -0.5
 
 
 class MathyEnvDifficulty(Enum):
@@ -47,10 +61,16 @@ class MathyEnvProblem(NamedTuple):
     type: str
 
 
+ProblemGenerator = Callable[[np.random.Generator, MathyEnvProblemArgs], MathyEnvProblem]
+"""Draws a problem: a function of a random generator (the env's `np_random`)
+and the problem arguments, as an env's `generator=` argument takes it."""
+
+
 __all__ = (
     "ActionType",
     "EnvRewards",
     "MathyEnvDifficulty",
     "MathyEnvProblem",
     "MathyEnvProblemArgs",
+    "ProblemGenerator",
 )

@@ -1,8 +1,9 @@
 """Fixtures shared by the test modules.
 
-Plain helpers (time steps, random play, observation checks, child interpreters)
-are in `helpers.py`, imported by name like `oracles.py` and `search.py`; this
-file makes pytest explain a failed `assert` inside them as it does in tests.
+Plain helpers (test envs, time steps, random play, observation checks, child
+interpreters) are in `helpers.py`, imported by name like `oracles.py`,
+`search.py` and `winnability.py`; this file makes pytest explain a failed
+`assert` inside them as it does in tests.
 """
 
 import fcntl
@@ -16,7 +17,7 @@ import pytest
 
 from mathy_envs.envs import PolySimplify
 
-pytest.register_assert_rewrite("helpers", "oracles", "search")
+pytest.register_assert_rewrite("helpers", "oracles", "search", "winnability")
 
 from helpers import (  # noqa: E402  (after the hook)
     MASKABLE_PPO_SNIPPET,

@@ -1,22 +1,23 @@
 """Helpers shared by the test modules, imported by name (`from helpers import
 is_last`).
 
-Fixtures are in `conftest.py`; independent oracles of values and terms are in
-`oracles.py`; the exhaustive win search is in `search.py`.
+Fixtures are in `conftest.py`; independent oracles of values, terms and masks
+are in `oracles.py`; the exhaustive win search is in `search.py` and the
+recorded winnability proofs in `winnability.py`.
 """
 
-import importlib.util
 import os
 import signal
 import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
-from mathy_core import BaseRule
+
+import mathy_envs  # noqa: F401  (before mathy_core: it lets mathy_core import on Python 3.13)
+from mathy_core import BaseRule, MathExpression
 from mathy_core.rules import (
     AssociativeSwapRule,
     CommutativeSwapRule,
@@ -27,11 +28,16 @@ from mathy_core.rules import (
     VariableMultiplyRule,
 )
 
-from mathy_envs import MathyEnv, MathyEnvState, envs
+from mathy_envs import MathyEnv, MathyEnvState, MathyObservation, envs
 from mathy_envs.env import sample_valid_action
 from mathy_envs.envs import ENV_TASKS
-from mathy_envs.time_step import TimeStep, is_terminal_transition
-from mathy_envs.types import ActionType, MathyEnvDifficulty, MathyEnvProblemArgs
+from mathy_envs.time_step import TimeStep, is_terminal_transition, termination, transition
+from mathy_envs.types import (
+    ActionType,
+    MathyEnvDifficulty,
+    MathyEnvProblem,
+    MathyEnvProblemArgs,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 """The root of this checkout."""
@@ -48,19 +54,6 @@ RLLIB_PPO_QUICK_ARGS = ("--iterations", "1", "--problems", "20")
 """The RLlib example's quick run: one training iteration, 20 evaluation problems
 (the full run trains for minutes)."""
 
-BASELINES_SCRIPT = REPO / "scripts" / "baselines.py"
-"""The baselines script (`python scripts/baselines.py`)."""
-
-
-def load_baselines_script() -> ModuleType:
-    """`scripts/baselines.py` imported as a module, to call its `main(argv)`."""
-    spec = importlib.util.spec_from_file_location("baselines_script", BASELINES_SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 CORE_RULE_TYPES: List[Type[BaseRule]] = [
     ConstantsSimplifyRule,
     CommutativeSwapRule,
@@ -71,6 +64,82 @@ CORE_RULE_TYPES: List[Type[BaseRule]] = [
     RestateSubtractionRule,
 ]
 """The core rules in action order, written out independently of the env."""
+
+
+def fresh_rules(preferred: bool = False) -> List[BaseRule]:
+    """Fresh mathy_core rule instances in the documented core-rule order."""
+    rules: List[BaseRule] = []
+    for rule_type in CORE_RULE_TYPES:
+        if rule_type is CommutativeSwapRule:
+            rules.append(CommutativeSwapRule(preferred=preferred))
+        else:
+            rules.append(rule_type())
+    return rules
+
+
+# -- test envs and states built by hand ---------------------------------------------
+
+NAMESPACE = "mathy.test"
+"""`FixedEnv`'s namespace."""
+
+
+class FixedEnv(MathyEnv):
+    """A test env whose every problem is the same text."""
+
+    def __init__(self, text: str = "4x + 2x", complexity: int = 2, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.text = text
+        self.complexity = complexity
+
+    def get_env_namespace(self) -> str:
+        return NAMESPACE
+
+    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+        return MathyEnvProblem(self.text, self.complexity, self.get_env_namespace())
+
+
+class VerdictEnv(FixedEnv):
+    """A test env whose transition_fn always returns a fixed non-terminal verdict."""
+
+    VERDICT_REWARD = 0.375
+
+    def transition_fn(
+        self,
+        env_state: MathyEnvState,
+        expression: MathExpression,
+        features: MathyObservation,
+    ) -> Optional[TimeStep]:
+        return transition(features, self.VERDICT_REWARD, 0.5)
+
+
+class TerminalVerdictEnv(FixedEnv):
+    """A test env whose transition_fn ends every episode with a fixed reward."""
+
+    VERDICT_REWARD = 0.625
+
+    def transition_fn(
+        self,
+        env_state: MathyEnvState,
+        expression: MathExpression,
+        features: MathyObservation,
+    ) -> Optional[TimeStep]:
+        return termination(features, self.VERDICT_REWARD)
+
+
+def with_history(
+    env: MathyEnv,
+    steps: Sequence[Tuple[str, Tuple[int, int]]],
+    max_moves: int = 10,
+    moves_remaining: Optional[int] = None,
+) -> MathyEnvState:
+    """A state whose history is `steps` (the first action is ignored)."""
+    state = env.state_from_text(steps[0][0], max_moves=max_moves)
+    for index, (text, action) in enumerate(steps[1:]):
+        remaining = max_moves - index - 1
+        if moves_remaining is not None and index == len(steps) - 2:
+            remaining = moves_remaining
+        state = state.get_out_state(text, action, remaining)
+    return state
 
 
 # -- time steps, rules and actions ----------------------------------------------

@@ -1,16 +1,18 @@
 """Independent oracles shared by the env and generator tests: the documented win
-conditions and term facts computed straight from mathy_core, never from
-mathy_envs, so the tests can catch the library getting them wrong."""
+conditions, term facts, exact values and valid-move masks computed straight from
+mathy_core, never from mathy_envs, so the tests can catch the library getting
+them wrong."""
 
 import math
 from fractions import Fraction
-from typing import Any, Dict, List, Literal, Sequence, Tuple
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Type
 
 import mpmath
 import numpy as np
 from mathy_core import (
     AbsExpression,
     AddExpression,
+    BaseRule,
     ConstantExpression,
     DivideExpression,
     EqualExpression,
@@ -29,6 +31,8 @@ from mathy_core import (
     terms_are_like,
 )
 from mathy_core.rules import DistributiveFactorOutRule
+
+from helpers import CORE_RULE_TYPES, fresh_rules
 
 PARSER = ExpressionParser()
 
@@ -328,3 +332,48 @@ def every_can_apply_to(rules: Sequence[object], tree: MathExpression) -> np.ndar
         [[1 if rule.can_apply_to(node) else 0 for node in nodes] for rule in rules],  # type: ignore[attr-defined]
         dtype=np.int8,
     ).reshape(len(rules), len(nodes))
+
+
+# -- masks --------------------------------------------------------------------------
+
+
+def inorder_nodes(text: str) -> List[MathExpression]:
+    """The nodes of a fresh parse of `text`, in mathy_core's in-order list."""
+    return ExpressionParser().parse(text).to_list("inorder")
+
+
+def expected_mask(text: str, rules: Optional[Sequence[BaseRule]] = None) -> List[List[int]]:
+    """mathy_core's `can_apply_to`, less the actions whose result (by mathy_core)
+    does not read back to the same exact value (fresh core rules by default)."""
+    nodes = inorder_nodes(text)
+    rules = fresh_rules() if rules is None else rules
+    return [
+        [
+            1 if rule.can_apply_to(node) and keeps_value(text, rule, index) else 0
+            for index, node in enumerate(nodes)
+        ]
+        for rule in rules
+    ]
+
+
+def only_action(text: str, rule_type: Type[BaseRule]) -> Tuple[int, int]:
+    """The single node where a rule applies (asserting it is unique)."""
+    rules = fresh_rules()
+    index = CORE_RULE_TYPES.index(rule_type)
+    row = expected_mask(text, rules)[index]
+    columns = [i for i, ok in enumerate(row) if ok]
+    assert len(columns) == 1, (text, rule_type, row)
+    return index, columns[0]
+
+
+# -- rewards ------------------------------------------------------------------------
+
+
+def expected_win_signal(max_moves: int, moves_remaining: int) -> float:
+    """The documented scoring, written out independently of the env."""
+    t = max(float(max_moves), 3e-10)
+    c = max(t - moves_remaining, 3e-10)
+    bonus = 1.0 / c
+    if t > 10 and c < t / 2:
+        bonus *= 2
+    return min(2.0, 1.0 + bonus)

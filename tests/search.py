@@ -23,7 +23,9 @@ depends on the last action and the text it acted on, not only on the new text):
 
 import heapq
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+
+from mathy_core import BaseRule, ExpressionParser, MathExpression
 
 from mathy_envs.env import MathyEnv
 from mathy_envs.state import MathyEnvState
@@ -103,56 +105,135 @@ def shortest_win(
     return SearchResult(None, True, len(seen))
 
 
+def copy_tree(node: MathExpression, parent: Optional[MathExpression] = None) -> MathExpression:
+    """A copy of the tree under `node` that shares no node with it (mathy_core's
+    `clone()` does the same, several times slower)."""
+    copy: MathExpression = object.__new__(type(node))
+    attributes = dict(node.__dict__, parent=parent)
+    if isinstance(attributes.get("classes"), list):
+        attributes["classes"] = list(attributes["classes"])
+    for side in ("left", "right"):
+        child = attributes.get(side)
+        if child is not None:
+            attributes[side] = copy_tree(child, copy)
+    if attributes.get("child") is not None:  # a unary node's child is one of its sides
+        attributes["child"] = attributes["left"] if node.child is node.left else attributes["right"]  # type: ignore[attr-defined]
+    attributes.pop("cloned_node", None)
+    attributes.pop("thread", None)
+    copy.__dict__ = attributes
+    return copy
+
+
+def successors(
+    rules: Sequence[BaseRule], text: str, actions: Sequence[ActionType]
+) -> List[MathExpression]:
+    """The expression each action turns `text` into, by mathy_core alone (the
+    rule applied at the in-order node of a copy of the parsed text): what
+    `get_next_state` gives for a valid action, without the env's scoring and
+    masks."""
+    tree = ExpressionParser().parse(text)
+    results = []
+    for rule_index, node_index in actions:
+        copy = copy_tree(tree)
+        node = copy.to_list("inorder")[node_index]
+        change = rules[rule_index].apply_to(node)
+        result = change.result if change.result is not None else node
+        results.append(result.get_root())
+    return results
+
+
 def guided_win(
     env: MathyEnv,
     state: MathyEnvState,
-    score: Callable[[str], float],
+    score: Callable[[MathExpression], float],
     max_texts: int = DEFAULT_MAX_TEXTS,
 ) -> SearchResult:
     """Best-first search from `state` for any win within its remaining moves: the
-    texts with the lowest `score` first, then those reached with the most reward,
-    then the fewest moves. `moves` is the length of the win found, not
-    necessarily the fewest.
+    moves into the texts with the lowest `score` first, then those from the
+    paths with the most reward, then those of a rule the env rewards
+    (`get_rewarding_actions`), then the fewest moves. `moves` is the length of
+    the win found, not necessarily the fewest.
+
+    A move is only scored (`score` of the expression it makes, `successors`) when its state is
+    expanded, and taken with `get_next_state` when it comes first: most moves
+    of a state are never taken, and taking one (the env scores the new state and
+    builds its mask) costs much more than its text. A move into a text already
+    reached with as many moves left comes after every other one, as it can only
+    still win by its own transition (PolyHaystackLikeTerms' win depends on the
+    action).
 
     Still exhaustive: a text is expanded again whenever it is reached with more
-    moves left than before, so `complete` with no win proves, as in
-    `shortest_win`, that no sequence of moves wins. Gives up once more than
-    `max_texts` distinct texts have been seen.
+    moves left than before, and every move of an expanded state is taken unless
+    a win comes first, so `complete` with no win proves, as in `shortest_win`,
+    that no sequence of moves wins. `texts` counts the distinct texts reached
+    by a move that did not end the episode (and the start). Gives up once more
+    than `max_texts` of them have been reached.
     """
     start = state.agent.problem
     most_left: Dict[str, int] = {start: state.agent.moves_remaining}
+    scores: Dict[str, float] = {}
+    rules = env.rules
     order = 0
-    Entry = Tuple[float, float, int, int, MathyEnvState, List[ActionType]]
-    heap: List[Entry] = [(score(start), 0.0, 0, order, state, [])]
-    while heap:
-        _, negative_reward, depth, _, current, path = heapq.heappop(heap)
+    # (seen before, score, -reward so far, unhelpful rule, depth, order, from
+    # state, action, its text, path)
+    Entry = Tuple[
+        bool, float, float, bool, int, int, MathyEnvState, ActionType, str, List[ActionType]
+    ]
+    heap: List[Entry] = []
+
+    def expand(current: MathyEnvState, negative_reward: float, path: List[ActionType]) -> None:
+        nonlocal order
         left = current.agent.moves_remaining
-        if left < most_left[current.agent.problem] or left <= 0:
-            continue  # reached again with more moves left since it was queued
-        for action in valid_actions(env, current):
-            next_state, time_step, _ = env.get_next_state(current, action)
-            if is_terminal_transition(time_step):
-                if time_step.reward > 0:
-                    return SearchResult(depth + 1, True, len(most_left), path + [action])
-                continue
-            text = next_state.agent.problem
-            if left - 1 <= most_left.get(text, -1):
-                continue
-            most_left[text] = left - 1
-            if len(most_left) > max_texts:
-                return SearchResult(None, False, len(most_left))
+        if left <= 0:
+            return
+        helpful = tuple(env.get_rewarding_actions(current))
+        actions = valid_actions(env, current)
+        for action, tree in zip(actions, successors(rules, current.agent.problem, actions)):
+            text = str(tree)
+            if text not in scores:
+                scores[text] = score(tree)
+            seen = left - 1 <= most_left.get(text, -1)
+            unhelpful = not isinstance(rules[action[0]], helpful)
             order += 1
             heapq.heappush(
                 heap,
                 (
-                    score(text),
-                    negative_reward - time_step.reward,
-                    depth + 1,
+                    seen,
+                    scores[text],
+                    negative_reward,
+                    unhelpful,
+                    len(path) + 1,
                     order,
-                    next_state,
-                    path + [action],
+                    current,
+                    action,
+                    text,
+                    path,
                 ),
             )
+
+    expand(state, 0.0, [])
+    while heap:
+        entry = heapq.heappop(heap)
+        seen, _, negative_reward, _, depth, _, current, action, text, path = entry
+        left = current.agent.moves_remaining
+        if left < most_left[current.agent.problem]:
+            continue  # its state was reached again with more moves left and expanded
+        if not seen and left - 1 <= most_left.get(text, -1):
+            order += 1  # reached with as many moves left since it was queued
+            heapq.heappush(heap, (True, *entry[1:5], order, *entry[6:]))
+            continue
+        next_state, time_step, _ = env.get_next_state(current, action)
+        assert next_state.agent.problem == text, (current.agent.problem, action, text)
+        if is_terminal_transition(time_step):
+            if time_step.reward > 0:
+                return SearchResult(depth, True, len(most_left), path + [action])
+            continue
+        if left - 1 <= most_left.get(text, -1):
+            continue
+        most_left[text] = left - 1
+        if len(most_left) > max_texts:
+            return SearchResult(None, False, len(most_left))
+        expand(next_state, negative_reward - time_step.reward, path + [action])
     return SearchResult(None, True, len(most_left))
 
 
@@ -161,5 +242,7 @@ __all__ = (
     "SearchResult",
     "guided_win",
     "shortest_win",
+    "copy_tree",
+    "successors",
     "valid_actions",
 )

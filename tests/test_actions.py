@@ -1,8 +1,10 @@
-"""Sampling one valid action per row of a batch of flat masks,
-`sample_valid_actions` (also exported by `mathy_envs.gym`), and the actions of
-hand-built expression trees (`get_actions_for_node`)."""
+"""The action space (`mathy_envs.actions`): sampling one valid action per row of
+a batch of flat masks, `sample_valid_actions` (also exported by
+`mathy_envs.gym`); the actions of hand-built expression trees
+(`get_actions_for_node`); and the `ActionSpace` every env is: its rules, action
+size, decoding of actions, masks, tokens and random actions."""
 
-from typing import Any, Callable, List, Tuple
+from typing import Any, Callable, List, Tuple, Type
 
 import numpy as np
 import pytest
@@ -11,19 +13,27 @@ from mathy_core import (
     BaseRule,
     ConstantExpression,
     EqualExpression,
+    ExpressionParser,
     MathExpression,
     MultiplyExpression,
     NegateExpression,
     PowerExpression,
     VariableExpression,
 )
-from mathy_core.rules import CommutativeSwapRule, DistributiveFactorOutRule
+from mathy_core.rules import (
+    CommutativeSwapRule,
+    ConstantsSimplifyRule,
+    DistributiveFactorOutRule,
+)
 
-from mathy_envs import envs
+from mathy_envs import MathyEnv, envs
 from mathy_envs.actions import NO_VALID_ACTION, sample_valid_actions
+from mathy_envs.envs import PolySimplify
 from mathy_envs.limits import MAX_DEPTH, MAX_NODES
+from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
 
-from helpers import time_limit
+from helpers import CORE_RULE_TYPES, FixedEnv, fresh_rules, time_limit
+from oracles import expected_mask, inorder_nodes
 
 MASKS = np.array(
     [
@@ -308,3 +318,229 @@ def test_a_rule_list_keeps_the_rows_of_its_rule_types() -> None:
         assert not rows[others].any()
     assert np.array_equal(env.get_actions_for_node(_like_terms(), [BaseRule]), full)
     assert not np.asarray(env.get_actions_for_node(_like_terms(), [])).any()
+
+
+# -- the action space of an env (`ActionSpace`, which `MathyEnv` is) ------------------
+# Rules, action size, decoding actions, masks, tokens and random actions, checked
+# against masks written out with mathy_core alone (`oracles.expected_mask`).
+
+
+MASK_TEXTS = [
+    "x + y",
+    "4x + 2x",
+    "2 * 4x + y",
+    "4x - 2y + 3",
+    "(x + 2)(x + 3)",
+    "x^2 * x^3 + 2 * 3",
+    "(4x + 2y) + 7x",
+    "12 * (x + 2) - 7",
+    "4x * 2y * 7q",
+    "2x^2 + 3x^2 - (5 + 6)",
+]
+
+
+def test_masks_follow_changes_to_the_rules() -> None:
+    env = FixedEnv()
+    text = "4x + 2y + 3 * 4"
+    state = env.state_from_text(text)
+    assert env.get_valid_moves(state) == expected_mask(text, fresh_rules(False))
+    # replacing a rule in place (rules is a plain list)
+    env.rules[1] = CommutativeSwapRule(preferred=True)
+    assert env.get_valid_moves(state) == expected_mask(text, fresh_rules(True))
+    swap_columns = [i for i, ok in enumerate(expected_mask(text, fresh_rules(True))[1]) if ok]
+    assert len(swap_columns) > len(
+        [i for i, ok in enumerate(expected_mask(text, fresh_rules(False))[1]) if ok]
+    )
+    # the newly valid actions are accepted by get_next_state
+    for column in swap_columns:
+        env.get_next_state(state, (1, column))
+    # assigning a new list
+    env.rules = [ConstantsSimplifyRule()]
+    assert env.get_valid_moves(state) == expected_mask(text, [ConstantsSimplifyRule()])
+    assert env.action_size == env.max_seq_len
+    # appending to it
+    env.rules.append(DistributiveFactorOutRule())
+    assert env.get_valid_moves(state) == expected_mask(
+        text, [ConstantsSimplifyRule(), DistributiveFactorOutRule()]
+    )
+
+
+@pytest.mark.parametrize("max_seq_len", [1, 16, 128, 256])
+def test_action_size(max_seq_len: int) -> None:
+    env = FixedEnv(max_seq_len=max_seq_len)
+    assert env.action_size == len(env.rules) * max_seq_len == 7 * max_seq_len
+    env3 = FixedEnv(rules=fresh_rules()[:3], max_seq_len=max_seq_len)
+    assert env3.action_size == 3 * max_seq_len
+
+
+@pytest.mark.parametrize("max_seq_len", [16, 128])
+def test_to_action_decodes_ints(max_seq_len: int) -> None:
+    env = FixedEnv(max_seq_len=max_seq_len)
+    for action in [0, 1, max_seq_len - 1, max_seq_len, 3 * max_seq_len + 5]:
+        expected = (action // max_seq_len, action % max_seq_len)
+        assert env.to_action(action) == expected
+        for numpy_type in (np.int64, np.int32, np.int16, np.uint32):
+            decoded = env.to_action(numpy_type(action))
+            assert decoded == expected
+            assert all(type(part) is int for part in decoded)
+    last = env.action_size - 1
+    assert env.to_action(last) == (len(env.rules) - 1, max_seq_len - 1)
+
+
+def test_to_action_passes_pairs_through() -> None:
+    env = FixedEnv()
+    assert tuple(env.to_action((3, 5))) == (3, 5)
+    assert tuple(env.to_action([2, 7])) == (2, 7)
+    assert tuple(env.to_action((np.int64(1), np.int64(4)))) == (1, 4)
+    # A pair is never re-decoded, even with a node index beyond max_seq_len.
+    assert tuple(env.to_action((0, 500))) == (0, 500)
+
+
+@pytest.mark.parametrize(
+    "action",
+    [1.5, 2.0, "3", "ab", (1, 2, 3), [1], (), True, False, None, (1.0, 2), ("a", 1)],
+    ids=repr,
+)
+def test_to_action_rejects_malformed(action: Any) -> None:
+    env = FixedEnv()
+    with pytest.raises(ValueError):
+        env.to_action(action)
+
+
+def test_returned_mask_is_a_fresh_list() -> None:
+    env = FixedEnv()
+    state = env.state_from_text("4x + 2x")
+    mask = env.get_valid_moves(state)
+    mask[1][3] = 0
+    mask[0][0] = 1
+    assert env.get_valid_moves(state) == expected_mask("4x + 2x")
+
+
+@pytest.mark.parametrize("text", MASK_TEXTS)
+def test_get_valid_moves_matches_rules(text: str) -> None:
+    env = FixedEnv()
+    state = env.state_from_text(text)
+    expected = expected_mask(text)
+    mask = env.get_valid_moves(state)
+    assert mask == expected
+    num_nodes = len(inorder_nodes(text))
+    assert len(mask) == len(env.rules)
+    assert all(len(row) == num_nodes for row in mask)
+    assert all(value in (0, 1) and type(value) is int for row in mask for value in row)
+    assert env.get_valid_rules(state) == [1 if any(row) else 0 for row in expected]
+    assert env.get_agent_actions_count(state) == sum(map(sum, expected))
+
+
+@pytest.mark.parametrize("text", MASK_TEXTS)
+def test_get_actions_for_node_matches_rules(text: str) -> None:
+    env = FixedEnv()
+    tree = ExpressionParser().parse(text)
+    assert env.get_actions_for_node(tree) == expected_mask(text)
+
+
+@pytest.mark.parametrize("text", MASK_TEXTS)
+def test_get_actions_for_node_rule_list(text: str) -> None:
+    env = FixedEnv()
+    tree = ExpressionParser().parse(text)
+    expected = expected_mask(text)
+    num_nodes = len(inorder_nodes(text))
+    allowed_lists: List[List[Type[BaseRule]]] = [
+        [CommutativeSwapRule],
+        [DistributiveFactorOutRule, ConstantsSimplifyRule],
+        [],
+    ]
+    for allowed in allowed_lists:
+        mask = env.get_actions_for_node(tree, allowed)
+        assert len(mask) == len(CORE_RULE_TYPES)
+        for index, rule_type in enumerate(CORE_RULE_TYPES):
+            if rule_type in allowed:
+                assert mask[index] == expected[index]
+            else:
+                assert mask[index] == [0] * num_nodes
+
+
+def test_masks_of_generated_problems_match_rules() -> None:
+    env = PolySimplify(seed=3)
+    for difficulty in MathyEnvDifficulty:
+        for _ in range(10):
+            state, problem = env.get_initial_state(
+                MathyEnvProblemArgs(difficulty=difficulty)
+            )
+            expected = expected_mask(problem.text)
+            assert env.get_valid_moves(state) == expected
+            assert env.get_agent_actions_count(state) == sum(map(sum, expected))
+            # and after a step
+            tree = ExpressionParser().parse(problem.text)
+            out, _, _ = env.get_next_state(state, env.random_action(tree))
+            assert env.get_valid_moves(out) == expected_mask(out.agent.problem)
+
+
+def test_get_valid_rules() -> None:
+    env = FixedEnv()
+    state = env.state_from_text("4x + 2x")
+    rules = env.get_valid_rules(state)
+    expected = expected_mask("4x + 2x")
+    assert rules == [1 if any(row) else 0 for row in expected]
+    assert len(rules) == len(env.rules)
+    assert set(rules) == {0, 1}
+    assert rules[CORE_RULE_TYPES.index(DistributiveFactorOutRule)] == 1
+    assert rules[CORE_RULE_TYPES.index(ConstantsSimplifyRule)] == 0
+
+
+@pytest.mark.parametrize("text", MASK_TEXTS)
+def test_get_token_at_index(text: str) -> None:
+    tree = ExpressionParser().parse(text)
+    nodes = tree.to_list("inorder")
+    for index, node in enumerate(nodes):
+        assert MathyEnv.get_token_at_index(tree, index) is node
+        assert FixedEnv().get_token_at_index(tree, index) is node
+    for index in (len(nodes), len(nodes) + 1, 1000, -1, -len(nodes)):
+        assert MathyEnv.get_token_at_index(tree, index) is None
+
+
+def test_random_action_is_valid() -> None:
+    env = FixedEnv(seed=5)
+    for text in MASK_TEXTS:
+        tree = ExpressionParser().parse(text)
+        expected = expected_mask(text)
+        valid = {(r, n) for r, row in enumerate(expected) for n, ok in enumerate(row) if ok}
+        seen = set()
+        for _ in range(40):
+            action = env.random_action(tree)
+            assert tuple(action) in valid
+            seen.add(tuple(action))
+        if len(valid) > 1:
+            assert len(seen) > 1
+
+
+def test_random_action_respects_rule() -> None:
+    env = FixedEnv(seed=1)
+    text = "4x + 2x + (3 * 4)"
+    tree = ExpressionParser().parse(text)
+    expected = expected_mask(text)
+    for rule_type in (CommutativeSwapRule, ConstantsSimplifyRule, DistributiveFactorOutRule):
+        index = CORE_RULE_TYPES.index(rule_type)
+        assert any(expected[index])
+        for _ in range(20):
+            rule, node = env.random_action(tree, rule_type)
+            assert rule == index
+            assert expected[index][node] == 1
+
+
+def test_random_action_raises_when_there_is_none() -> None:
+    env = FixedEnv()
+    with pytest.raises(ValueError):
+        env.random_action(ExpressionParser().parse("4x + 2y"), ConstantsSimplifyRule)
+    with pytest.raises(ValueError):
+        env.random_action(ExpressionParser().parse("x"))
+    restricted = FixedEnv(rules=[ConstantsSimplifyRule()])
+    with pytest.raises(ValueError):
+        restricted.random_action(ExpressionParser().parse("4x + 2x"))
+
+
+def test_random_action_is_seeded() -> None:
+    tree = ExpressionParser().parse("4x + 2x + 3y + (2 * 3) + y")
+    a, b = FixedEnv(seed=9), FixedEnv(seed=9)
+    first = [a.random_action(tree) for _ in range(20)]
+    assert first == [b.random_action(tree) for _ in range(20)]
+    assert len(set(first)) > 1

@@ -18,26 +18,9 @@ from mathy_envs.swarm import SwarmConfig, swarm_solve
 
 from helpers import REPO, python_environment, run_python
 
-TASKS = [
-    "poly",
-    "poly-blockers",
-    "poly-combine",
-    "poly-commute",
-    "poly-grouping",
-    "poly-like-terms-haystack",
-    "complex",
-    "binomial",
-]
-CLASSES = {
-    "poly": "PolySimplify",
-    "poly-blockers": "PolySimplifyBlockers",
-    "poly-combine": "PolyCombineInPlace",
-    "poly-commute": "PolyCommuteLikeTerms",
-    "poly-grouping": "PolyGroupLikeTerms",
-    "poly-like-terms-haystack": "PolyHaystackLikeTerms",
-    "complex": "ComplexSimplify",
-    "binomial": "BinomialDistribute",
-}
+TASKS = list(ENV_TASKS)
+"""Every registered task: the CLI's env names are `ENV_TASKS`'s keys."""
+CLASSES = {task: env_class.__name__ for task, env_class in ENV_TASKS.items()}
 
 
 def cli(

@@ -1,14 +1,21 @@
-"""MathyEnv: construction, actions, masks, transitions, rewards.
+"""MathyEnv (`mathy_envs.env`): construction, the step (`get_next_state`) and
+its handling of invalid actions, how a state is scored (`get_state_transition`),
+`finalize_state`, problems and seeding, observations of a state, states from
+text, and the trees user code is given.
+
+The action space the env inherits (decoding actions, masks, tokens, random
+actions) is tested in test_actions.py, printing steps and histories in
+test_rendering.py.
 
 Expected values are derived independently of the env: masks from fresh mathy_core
-rules' `can_apply_to` over a freshly parsed tree's in-order nodes, rewards from the
-documented constants and formulas.
+rules' `can_apply_to` over a freshly parsed tree's in-order nodes
+(`oracles.expected_mask`), rewards from the documented constants and formulas.
 """
 
 import random
 import re
 import traceback
-from typing import Any, List, Optional, Sequence, Tuple, Type
+from typing import Any, List, Optional, Tuple, Type
 
 import numpy as np
 import pytest
@@ -32,10 +39,11 @@ from mathy_core.rules import (
 
 from mathy_envs import MathyEnv, MathyEnvState, MathyObservation, ObservationType
 from mathy_envs.env import INVALID_ACTION_RESPONSES
-from mathy_envs.envs import MATHY_BUILTIN_ENVS, PolyHaystackLikeTerms, PolySimplify
+from mathy_envs.envs import MATHY_BUILTIN_ENVS, PolySimplify
+from mathy_envs.episodes import random_episode
 from mathy_envs.rewards import RewardScheme
 from mathy_envs.state import MathyEnvStateStep, MathyGraphObservation
-from mathy_envs.time_step import TimeStep, is_terminal_transition, termination, transition
+from mathy_envs.time_step import TimeStep, is_terminal_transition
 from mathy_envs.types import (
     EnvRewards,
     MathyEnvDifficulty,
@@ -43,98 +51,20 @@ from mathy_envs.types import (
     MathyEnvProblemArgs,
 )
 
-from helpers import CORE_RULE_TYPES, answers_of, is_last, is_mid, rule_index, time_limit
-from oracles import keeps_value
-
-NAMESPACE = "mathy.test"
-
-MASK_TEXTS = [
-    "x + y",
-    "4x + 2x",
-    "2 * 4x + y",
-    "4x - 2y + 3",
-    "(x + 2)(x + 3)",
-    "x^2 * x^3 + 2 * 3",
-    "(4x + 2y) + 7x",
-    "12 * (x + 2) - 7",
-    "4x * 2y * 7q",
-    "2x^2 + 3x^2 - (5 + 6)",
-]
-
-
-class FixedEnv(MathyEnv):
-    """A test env whose every problem is the same text."""
-
-    def __init__(self, text: str = "4x + 2x", complexity: int = 2, **kwargs: Any):
-        super().__init__(**kwargs)
-        self.text = text
-        self.complexity = complexity
-
-    def get_env_namespace(self) -> str:
-        return NAMESPACE
-
-    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        return MathyEnvProblem(self.text, self.complexity, self.get_env_namespace())
-
-
-class VerdictEnv(FixedEnv):
-    """A test env whose transition_fn always returns a fixed non-terminal verdict."""
-
-    VERDICT_REWARD = 0.375
-
-    def transition_fn(
-        self,
-        env_state: MathyEnvState,
-        expression: MathExpression,
-        features: MathyObservation,
-    ) -> Optional[TimeStep]:
-        return transition(features, self.VERDICT_REWARD, 0.5)
-
-
-class TerminalVerdictEnv(FixedEnv):
-    """A test env whose transition_fn ends every episode with a fixed reward."""
-
-    VERDICT_REWARD = 0.625
-
-    def transition_fn(
-        self,
-        env_state: MathyEnvState,
-        expression: MathExpression,
-        features: MathyObservation,
-    ) -> Optional[TimeStep]:
-        return termination(features, self.VERDICT_REWARD)
+from helpers import (
+    CORE_RULE_TYPES,
+    NAMESPACE,
+    FixedEnv,
+    answers_of,
+    fresh_rules,
+    is_last,
+    is_mid,
+    with_history,
+)
+from oracles import expected_mask, inorder_nodes, only_action
 
 
 # -- helpers ---------------------------------------------------------------------
-
-
-def fresh_rules(preferred: bool = False) -> List[BaseRule]:
-    """Fresh mathy_core rule instances in the documented core-rule order."""
-    rules: List[BaseRule] = []
-    for rule_type in CORE_RULE_TYPES:
-        if rule_type is CommutativeSwapRule:
-            rules.append(CommutativeSwapRule(preferred=preferred))
-        else:
-            rules.append(rule_type())
-    return rules
-
-
-def inorder_nodes(text: str) -> List[MathExpression]:
-    return ExpressionParser().parse(text).to_list("inorder")
-
-
-def expected_mask(text: str, rules: Optional[Sequence[BaseRule]] = None) -> List[List[int]]:
-    """mathy_core's `can_apply_to`, less the actions whose result (by mathy_core)
-    does not read back to the same exact value."""
-    nodes = inorder_nodes(text)
-    rules = fresh_rules() if rules is None else rules
-    return [
-        [
-            1 if rule.can_apply_to(node) and keeps_value(text, rule, index) else 0
-            for index, node in enumerate(nodes)
-        ]
-        for rule in rules
-    ]
 
 
 def state_reaching(env: MathyEnv, text: str) -> MathyEnvState:
@@ -143,48 +73,12 @@ def state_reaching(env: MathyEnv, text: str) -> MathyEnvState:
     return env.state_from_text("x", max_moves=10).get_out_state(text, (0, 0), 9)
 
 
-def with_history(
-    env: MathyEnv,
-    steps: Sequence[Tuple[str, Tuple[int, int]]],
-    max_moves: int = 10,
-    moves_remaining: Optional[int] = None,
-) -> MathyEnvState:
-    """A state whose history is `steps` (the first action is ignored)."""
-    state = env.state_from_text(steps[0][0], max_moves=max_moves)
-    for index, (text, action) in enumerate(steps[1:]):
-        remaining = max_moves - index - 1
-        if moves_remaining is not None and index == len(steps) - 2:
-            remaining = moves_remaining
-        state = state.get_out_state(text, action, remaining)
-    return state
-
-
-def only_action(text: str, rule_type: Type[BaseRule]) -> Tuple[int, int]:
-    """The single node where a rule applies (asserting it is unique)."""
-    rules = fresh_rules()
-    index = CORE_RULE_TYPES.index(rule_type)
-    row = expected_mask(text, rules)[index]
-    columns = [i for i, ok in enumerate(row) if ok]
-    assert len(columns) == 1, (text, rule_type, row)
-    return index, columns[0]
-
-
-def expected_win_signal(max_moves: int, moves_remaining: int) -> float:
-    """The documented scoring, written out independently of the env."""
-    t = max(float(max_moves), 3e-10)
-    c = max(t - moves_remaining, 3e-10)
-    bonus = 1.0 / c
-    if t > 10 and c < t / 2:
-        bonus *= 2
-    return min(2.0, 1.0 + bonus)
-
-
 def raised_in_mathy_core(error: BaseException) -> bool:
     frames = traceback.extract_tb(error.__traceback__)
     return any("mathy_core" in frame.filename for frame in frames)
 
 
-# -- 1. constructor and actions ----------------------------------------------------
+# -- 1. constructor, rules and action inputs ---------------------------------------
 
 
 def test_invalid_action_responses_constant() -> None:
@@ -256,74 +150,6 @@ def test_custom_rules_are_used() -> None:
     assert env.get_valid_moves(env.state_from_text(text)) == expected_mask(
         text, [DistributiveFactorOutRule(), CommutativeSwapRule(preferred=True)]
     )
-
-
-def test_masks_follow_changes_to_the_rules() -> None:
-    env = FixedEnv()
-    text = "4x + 2y + 3 * 4"
-    state = env.state_from_text(text)
-    assert env.get_valid_moves(state) == expected_mask(text, fresh_rules(False))
-    # replacing a rule in place (rules is a plain list)
-    env.rules[1] = CommutativeSwapRule(preferred=True)
-    assert env.get_valid_moves(state) == expected_mask(text, fresh_rules(True))
-    swap_columns = [i for i, ok in enumerate(expected_mask(text, fresh_rules(True))[1]) if ok]
-    assert len(swap_columns) > len(
-        [i for i, ok in enumerate(expected_mask(text, fresh_rules(False))[1]) if ok]
-    )
-    # the newly valid actions are accepted by get_next_state
-    for column in swap_columns:
-        env.get_next_state(state, (1, column))
-    # assigning a new list
-    env.rules = [ConstantsSimplifyRule()]
-    assert env.get_valid_moves(state) == expected_mask(text, [ConstantsSimplifyRule()])
-    assert env.action_size == env.max_seq_len
-    # appending to it
-    env.rules.append(DistributiveFactorOutRule())
-    assert env.get_valid_moves(state) == expected_mask(
-        text, [ConstantsSimplifyRule(), DistributiveFactorOutRule()]
-    )
-
-
-@pytest.mark.parametrize("max_seq_len", [1, 16, 128, 256])
-def test_action_size(max_seq_len: int) -> None:
-    env = FixedEnv(max_seq_len=max_seq_len)
-    assert env.action_size == len(env.rules) * max_seq_len == 7 * max_seq_len
-    env3 = FixedEnv(rules=fresh_rules()[:3], max_seq_len=max_seq_len)
-    assert env3.action_size == 3 * max_seq_len
-
-
-@pytest.mark.parametrize("max_seq_len", [16, 128])
-def test_to_action_decodes_ints(max_seq_len: int) -> None:
-    env = FixedEnv(max_seq_len=max_seq_len)
-    for action in [0, 1, max_seq_len - 1, max_seq_len, 3 * max_seq_len + 5]:
-        expected = (action // max_seq_len, action % max_seq_len)
-        assert env.to_action(action) == expected
-        for numpy_type in (np.int64, np.int32, np.int16, np.uint32):
-            decoded = env.to_action(numpy_type(action))
-            assert decoded == expected
-            assert all(type(part) is int for part in decoded)
-    last = env.action_size - 1
-    assert env.to_action(last) == (len(env.rules) - 1, max_seq_len - 1)
-
-
-def test_to_action_passes_pairs_through() -> None:
-    env = FixedEnv()
-    assert tuple(env.to_action((3, 5))) == (3, 5)
-    assert tuple(env.to_action([2, 7])) == (2, 7)
-    assert tuple(env.to_action((np.int64(1), np.int64(4)))) == (1, 4)
-    # A pair is never re-decoded, even with a node index beyond max_seq_len.
-    assert tuple(env.to_action((0, 500))) == (0, 500)
-
-
-@pytest.mark.parametrize(
-    "action",
-    [1.5, 2.0, "3", "ab", (1, 2, 3), [1], (), True, False, None, (1.0, 2), ("a", 1)],
-    ids=repr,
-)
-def test_to_action_rejects_malformed(action: Any) -> None:
-    env = FixedEnv()
-    with pytest.raises(ValueError):
-        env.to_action(action)
 
 
 def test_get_next_state_rejects_malformed_actions() -> None:
@@ -490,68 +316,7 @@ def test_valid_action_is_not_affected_by_invalid_action_response() -> None:
     assert results[0][0] != text
 
 
-# -- 3. transition order -----------------------------------------------------------
-
-
-def test_transition_fn_verdict_wins_even_without_moves() -> None:
-    env = VerdictEnv()
-    state = with_history(
-        env, [("4x + 2x", (-1, -1)), ("2x + 4x", (1, 3))], max_moves=1
-    )
-    assert state.agent.moves_remaining == 0
-    step = env.get_state_transition(state)
-    assert is_mid(step)
-    assert step.reward == VerdictEnv.VERDICT_REWARD
-    assert step.discount == 0.5
-
-
-def test_transition_fn_verdict_beats_revisit_termination() -> None:
-    env = TerminalVerdictEnv()
-    a, b = "4x + 2x", "2x + 4x"
-    steps = [(a, (-1, -1)), (b, (1, 3)), (a, (1, 3)), (b, (1, 3)), (a, (1, 3))]
-    step = env.get_state_transition(with_history(env, steps))
-    assert is_last(step)
-    assert step.reward == TerminalVerdictEnv.VERDICT_REWARD
-
-
-def test_transition_fn_win_without_moves_remaining() -> None:
-    env = PolySimplify()
-    state = with_history(
-        env, [("4x + 2x", (-1, -1)), ("6x", (0, 1))], max_moves=1, moves_remaining=0
-    )
-    step = env.get_state_transition(state)
-    assert is_last(step)
-    assert step.reward == pytest.approx(expected_win_signal(1, 0))
-    assert step.reward > 0
-
-
-def test_no_moves_remaining_terminates_with_lose() -> None:
-    env = FixedEnv()
-    state = with_history(
-        env, [("4x + 2x", (-1, -1)), ("2x + 4x", (1, 3))], max_moves=1
-    )
-    step = env.get_state_transition(state)
-    assert is_last(step)
-    assert step.reward == env.get_lose_signal(state) == EnvRewards.LOSE
-    assert step.discount == 0.0
-    assert env.is_terminal_state(state)
-
-
-def test_no_moves_remaining_beats_revisit_penalty_and_rule_reward() -> None:
-    env = FixedEnv()
-    a, b = "4x + 2x", "2x + 4x"
-    revisit = with_history(
-        env, [(a, (-1, -1)), (b, (1, 3)), (a, (1, 3))], max_moves=2
-    )
-    assert revisit.agent.moves_remaining == 0
-    step = env.get_state_transition(revisit)
-    assert is_last(step) and step.reward == EnvRewards.LOSE
-    factor = rule_index(env, DistributiveFactorOutRule)
-    helpful = with_history(
-        env, [(a, (-1, -1)), ("(4 + 2) * x", (factor, 3))], max_moves=1
-    )
-    step = env.get_state_transition(helpful)
-    assert is_last(step) and step.reward == EnvRewards.LOSE
+# -- 3. scoring a state: the order of the checks (the env's `reward_scheme`) -------
 
 
 def test_real_play_runs_out_of_moves() -> None:
@@ -570,71 +335,6 @@ def test_real_play_runs_out_of_moves() -> None:
     assert state.agent.moves_remaining == 0
 
 
-@pytest.mark.parametrize("visits", [2, 3])
-def test_previous_state_penalty_scales_with_visits(visits: int) -> None:
-    env = FixedEnv(reward_discount=0.8)
-    a, b = "4x + 2x", "2x + 4x"
-    steps: List[Tuple[str, Tuple[int, int]]] = [(a, (-1, -1))]
-    for _ in range(visits - 1):
-        steps += [(b, (1, 3)), (a, (1, 3))]
-    state = with_history(env, steps, max_moves=20)
-    assert sum(1 for s in state.agent.history if s.raw == a) == visits
-    step = env.get_state_transition(state)
-    assert is_mid(step)
-    assert step.reward == pytest.approx(EnvRewards.PREVIOUS_LOCATION * visits)
-    assert step.reward == pytest.approx(-0.02 * visits)
-    assert step.discount == pytest.approx(0.8)
-
-
-@pytest.mark.parametrize("visits", [4, 5])
-def test_previous_state_penalty_terminates_after_three_visits(visits: int) -> None:
-    env = FixedEnv()
-    a, b = "4x + 2x", "2x + 4x"
-    steps: List[Tuple[str, Tuple[int, int]]] = [(a, (-1, -1))]
-    for _ in range(visits - 1):
-        steps += [(b, (1, 3)), (a, (1, 3))]
-    state = with_history(env, steps, max_moves=20)
-    step = env.get_state_transition(state)
-    assert is_last(step)
-    assert step.reward == env.get_lose_signal(state) == EnvRewards.LOSE
-    assert step.discount == 0.0
-
-
-def test_previous_state_penalty_counts_the_current_text_anywhere() -> None:
-    env = FixedEnv()
-    # The revisited text need not be the starting one nor adjacent visits.
-    steps = [
-        ("4x + 2x", (-1, -1)),
-        ("2x + 4x", (1, 3)),
-        ("(4 + 2) * x", (3, 3)),
-        ("2x + 4x", (1, 3)),
-    ]
-    step = env.get_state_transition(with_history(env, steps, max_moves=20))
-    assert step.reward == pytest.approx(EnvRewards.PREVIOUS_LOCATION * 2)
-
-
-def test_previous_state_penalty_beats_rule_reward() -> None:
-    env = FixedEnv()
-    constants = rule_index(env, ConstantsSimplifyRule)
-    steps = [("4x + 2x", (-1, -1)), ("2x + 4x", (1, 3)), ("4x + 2x", (constants, 0))]
-    step = env.get_state_transition(with_history(env, steps, max_moves=20))
-    assert step.reward == pytest.approx(EnvRewards.PREVIOUS_LOCATION * 2)
-
-
-def test_previous_state_penalty_disabled() -> None:
-    env = FixedEnv(previous_state_penalty=False, reward_discount=0.7)
-    a, b = "4x + 2x", "2x + 4x"
-    swap = rule_index(env, CommutativeSwapRule)
-    for visits in (2, 3, 4, 6):
-        steps: List[Tuple[str, Tuple[int, int]]] = [(a, (-1, -1))]
-        for _ in range(visits - 1):
-            steps += [(b, (swap, 3)), (a, (swap, 3))]
-        step = env.get_state_transition(with_history(env, steps, max_moves=20))
-        assert is_mid(step)
-        assert step.reward == EnvRewards.TIMESTEP
-        assert step.discount == pytest.approx(0.7)
-
-
 def test_default_rewarding_and_penalizing_rules() -> None:
     env = FixedEnv()
     state = env.state_from_text("4x + 2x")
@@ -648,38 +348,6 @@ def test_default_rewarding_and_penalizing_rules() -> None:
         AssociativeSwapRule,
         DistributiveMultiplyRule,
     }
-
-
-@pytest.mark.parametrize(
-    "rule_type, reward",
-    [
-        (RestateSubtractionRule, EnvRewards.HELPFUL_MOVE),
-        (ConstantsSimplifyRule, EnvRewards.HELPFUL_MOVE),
-        (DistributiveFactorOutRule, EnvRewards.HELPFUL_MOVE),
-        (VariableMultiplyRule, EnvRewards.HELPFUL_MOVE),
-        (AssociativeSwapRule, EnvRewards.UNHELPFUL_MOVE),
-        (DistributiveMultiplyRule, EnvRewards.UNHELPFUL_MOVE),
-        (CommutativeSwapRule, EnvRewards.TIMESTEP),
-    ],
-)
-def test_last_rule_reward(rule_type: Type[BaseRule], reward: float) -> None:
-    env = FixedEnv(reward_discount=0.95)
-    index = rule_index(env, rule_type)
-    state = with_history(env, [("4x + 2x", (-1, -1)), ("9y + 3", (index, 1))])
-    step = env.get_state_transition(state)
-    assert is_mid(step)
-    assert step.reward == reward
-    assert step.discount == pytest.approx(0.95)
-
-
-def test_reward_constants() -> None:
-    assert EnvRewards.LOSE == -1.0
-    assert EnvRewards.WIN == 1.0
-    assert EnvRewards.HELPFUL_MOVE == 0.01
-    assert EnvRewards.UNHELPFUL_MOVE == -0.01
-    assert EnvRewards.TIMESTEP == -0.01
-    assert EnvRewards.PREVIOUS_LOCATION == -0.02
-    assert EnvRewards.INVALID_MOVE == -0.5
 
 
 def test_rule_rewards_in_real_play() -> None:
@@ -753,39 +421,6 @@ def test_transition_observation_describes_the_state() -> None:
 # -- 4. win signal ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "max_moves, moves_remaining, expected",
-    [
-        (10, 10, 2.0),  # c = 0: bonus 1/3e-10, capped
-        (1, 1, 2.0),  # c = 0
-        (4, 3, 2.0),  # c = 1: 1 + 1 = 2
-        (8, 6, 1.5),  # t <= 10: no doubling
-        (10, 8, 1.5),  # t = 10 is not > 10: no doubling
-        (10, 5, 1.2),
-        (10, 0, 1.1),
-        (11, 8, 1.0 + 2.0 / 3.0),  # t > 10, c = 3 < 5.5: doubled
-        (12, 9, 1.0 + 2.0 / 3.0),
-        (12, 10, 2.0),  # doubled 1/2 -> 1.0
-        (20, 15, 1.4),  # c = 5 < 10: doubled 0.2
-        (20, 10, 1.1),  # c = 10 is not < 10: not doubled
-        (20, 0, 1.05),
-        (40, 10, 1.0 + 1.0 / 30.0),
-        (0, 0, 2.0),  # degenerate: both floored
-    ],
-)
-def test_win_signal(max_moves: int, moves_remaining: int, expected: float) -> None:
-    env = FixedEnv()
-    state = env.state_from_text("4x + 2x", max_moves=max_moves)
-    if moves_remaining != max_moves:
-        state = state.get_out_state("2x + 4x", (1, 3), moves_remaining)
-    assert state.agent.moves_remaining == moves_remaining
-    assert env.get_win_signal(state) == pytest.approx(expected)
-    assert env.get_win_signal(state) == pytest.approx(
-        expected_win_signal(max_moves, moves_remaining)
-    )
-    assert env.get_win_signal(state) <= 2.0
-
-
 def test_lose_signal() -> None:
     env = FixedEnv()
     assert env.get_lose_signal(env.state_from_text("x")) == EnvRewards.LOSE == -1.0
@@ -841,11 +476,9 @@ def test_commuting_back_and_forth_ends_the_episode(env_factory: Any, text: str) 
 
 
 def play_random_episode(env: MathyEnv, state: MathyEnvState) -> MathyEnvState:
-    while True:
-        tree = ExpressionParser().parse(state.agent.problem)
-        state, step, _ = env.get_next_state(state, env.random_action(tree))
-        if is_terminal_transition(step):
-            return state
+    played = random_episode(env, state, env.np_random)
+    assert played.done
+    return played.state
 
 
 def test_finalize_state_passes_after_random_play() -> None:
@@ -942,149 +575,7 @@ def test_returned_change_does_not_alias_the_cache() -> None:
     assert env.get_valid_moves(state) == expected_mask(text)
 
 
-def test_returned_mask_is_a_fresh_list() -> None:
-    env = FixedEnv()
-    state = env.state_from_text("4x + 2x")
-    mask = env.get_valid_moves(state)
-    mask[1][3] = 0
-    mask[0][0] = 1
-    assert env.get_valid_moves(state) == expected_mask("4x + 2x")
-
-
-# -- 8. masks, tokens and random actions --------------------------------------------
-
-
-@pytest.mark.parametrize("text", MASK_TEXTS)
-def test_get_valid_moves_matches_rules(text: str) -> None:
-    env = FixedEnv()
-    state = env.state_from_text(text)
-    expected = expected_mask(text)
-    mask = env.get_valid_moves(state)
-    assert mask == expected
-    num_nodes = len(inorder_nodes(text))
-    assert len(mask) == len(env.rules)
-    assert all(len(row) == num_nodes for row in mask)
-    assert all(value in (0, 1) and type(value) is int for row in mask for value in row)
-    assert env.get_valid_rules(state) == [1 if any(row) else 0 for row in expected]
-    assert env.get_agent_actions_count(state) == sum(map(sum, expected))
-
-
-@pytest.mark.parametrize("text", MASK_TEXTS)
-def test_get_actions_for_node_matches_rules(text: str) -> None:
-    env = FixedEnv()
-    tree = ExpressionParser().parse(text)
-    assert env.get_actions_for_node(tree) == expected_mask(text)
-
-
-@pytest.mark.parametrize("text", MASK_TEXTS)
-def test_get_actions_for_node_rule_list(text: str) -> None:
-    env = FixedEnv()
-    tree = ExpressionParser().parse(text)
-    expected = expected_mask(text)
-    num_nodes = len(inorder_nodes(text))
-    allowed_lists: List[List[Type[BaseRule]]] = [
-        [CommutativeSwapRule],
-        [DistributiveFactorOutRule, ConstantsSimplifyRule],
-        [],
-    ]
-    for allowed in allowed_lists:
-        mask = env.get_actions_for_node(tree, allowed)
-        assert len(mask) == len(CORE_RULE_TYPES)
-        for index, rule_type in enumerate(CORE_RULE_TYPES):
-            if rule_type in allowed:
-                assert mask[index] == expected[index]
-            else:
-                assert mask[index] == [0] * num_nodes
-
-
-def test_masks_of_generated_problems_match_rules() -> None:
-    env = PolySimplify(seed=3)
-    for difficulty in MathyEnvDifficulty:
-        for _ in range(10):
-            state, problem = env.get_initial_state(
-                MathyEnvProblemArgs(difficulty=difficulty)
-            )
-            expected = expected_mask(problem.text)
-            assert env.get_valid_moves(state) == expected
-            assert env.get_agent_actions_count(state) == sum(map(sum, expected))
-            # and after a step
-            tree = ExpressionParser().parse(problem.text)
-            out, _, _ = env.get_next_state(state, env.random_action(tree))
-            assert env.get_valid_moves(out) == expected_mask(out.agent.problem)
-
-
-def test_get_valid_rules() -> None:
-    env = FixedEnv()
-    state = env.state_from_text("4x + 2x")
-    rules = env.get_valid_rules(state)
-    expected = expected_mask("4x + 2x")
-    assert rules == [1 if any(row) else 0 for row in expected]
-    assert len(rules) == len(env.rules)
-    assert set(rules) == {0, 1}
-    assert rules[CORE_RULE_TYPES.index(DistributiveFactorOutRule)] == 1
-    assert rules[CORE_RULE_TYPES.index(ConstantsSimplifyRule)] == 0
-
-
-@pytest.mark.parametrize("text", MASK_TEXTS)
-def test_get_token_at_index(text: str) -> None:
-    tree = ExpressionParser().parse(text)
-    nodes = tree.to_list("inorder")
-    for index, node in enumerate(nodes):
-        assert MathyEnv.get_token_at_index(tree, index) is node
-        assert FixedEnv().get_token_at_index(tree, index) is node
-    for index in (len(nodes), len(nodes) + 1, 1000, -1, -len(nodes)):
-        assert MathyEnv.get_token_at_index(tree, index) is None
-
-
-def test_random_action_is_valid() -> None:
-    env = FixedEnv(seed=5)
-    for text in MASK_TEXTS:
-        tree = ExpressionParser().parse(text)
-        expected = expected_mask(text)
-        valid = {(r, n) for r, row in enumerate(expected) for n, ok in enumerate(row) if ok}
-        seen = set()
-        for _ in range(40):
-            action = env.random_action(tree)
-            assert tuple(action) in valid
-            seen.add(tuple(action))
-        if len(valid) > 1:
-            assert len(seen) > 1
-
-
-def test_random_action_respects_rule() -> None:
-    env = FixedEnv(seed=1)
-    text = "4x + 2x + (3 * 4)"
-    tree = ExpressionParser().parse(text)
-    expected = expected_mask(text)
-    for rule_type in (CommutativeSwapRule, ConstantsSimplifyRule, DistributiveFactorOutRule):
-        index = CORE_RULE_TYPES.index(rule_type)
-        assert any(expected[index])
-        for _ in range(20):
-            rule, node = env.random_action(tree, rule_type)
-            assert rule == index
-            assert expected[index][node] == 1
-
-
-def test_random_action_raises_when_there_is_none() -> None:
-    env = FixedEnv()
-    with pytest.raises(ValueError):
-        env.random_action(ExpressionParser().parse("4x + 2y"), ConstantsSimplifyRule)
-    with pytest.raises(ValueError):
-        env.random_action(ExpressionParser().parse("x"))
-    restricted = FixedEnv(rules=[ConstantsSimplifyRule()])
-    with pytest.raises(ValueError):
-        restricted.random_action(ExpressionParser().parse("4x + 2x"))
-
-
-def test_random_action_is_seeded() -> None:
-    tree = ExpressionParser().parse("4x + 2x + 3y + (2 * 3) + y")
-    a, b = FixedEnv(seed=9), FixedEnv(seed=9)
-    first = [a.random_action(tree) for _ in range(20)]
-    assert first == [b.random_action(tree) for _ in range(20)]
-    assert len(set(first)) > 1
-
-
-# -- 9. bad input --------------------------------------------------------------------
+# -- 8. bad input ---------------------------------------------------------------------
 
 BAD_TEXTS = ["4x +", "(((", "4 $ x"]
 
@@ -1162,7 +653,7 @@ def test_observation_longer_than_max_seq_len() -> None:
     assert re.search(rf"\b{num_nodes}\b", str(info.value))
 
 
-# -- 10. problems, seeding, rendering ------------------------------------------------
+# -- 9. problems, seeding, hash keys, observations ---------------------------------
 
 
 def test_base_class_abstract_methods() -> None:
@@ -1241,110 +732,6 @@ def test_get_initial_state_seed_reseeds() -> None:
     assert other.get_initial_state(seed=21)[1].text == reference[0]
 
 
-def test_print_history_replays_the_history(capsys: pytest.CaptureFixture[str]) -> None:
-    env = FixedEnv(text="4x + 2x + y", complexity=4)
-    state, _ = env.get_initial_state()
-    capsys.readouterr()
-    texts = [state.agent.problem]
-    for rule_type in (CommutativeSwapRule, DistributiveFactorOutRule):
-        text = state.agent.problem
-        rows = expected_mask(text)[CORE_RULE_TYPES.index(rule_type)]
-        action = (CORE_RULE_TYPES.index(rule_type), rows.index(1))
-        state, _, _ = env.get_next_state(state, action)
-        texts.append(state.agent.problem)
-    assert len(set(texts)) == 3
-    for pretty in (True, False):
-        env.print_history(state, pretty=pretty)
-        lines = capsys.readouterr().out.strip().splitlines()
-        assert len(lines) == len(state.agent.history) == 3
-        assert "4x + 2x + y" in lines[0]
-        for line, text in zip(lines, texts):
-            assert text in line
-    env.print_history(state)
-    assert len(capsys.readouterr().out.strip().splitlines()) == 3
-
-
-@pytest.mark.parametrize("env_class", [PolySimplify, PolyHaystackLikeTerms])
-def test_print_history_rewards_are_those_of_each_step(
-    env_class: Type[MathyEnv], capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The printed reward of every step is `get_state_transition` of the state
-    the episode had then, revisit penalties included."""
-    env = env_class(seed=3)
-    state, _ = env.get_initial_state(print_problem=False)
-    rng = np.random.default_rng(3)
-    prefixes = [state]
-    for _ in range(12):
-        rows = np.asarray(env.get_valid_moves(state))
-        swap = CORE_RULE_TYPES.index(CommutativeSwapRule)
-        # Swapping back and forth revisits expressions.
-        choices = np.argwhere(rows[swap:swap + 1]) if rows[swap].any() else np.argwhere(rows)
-        pick = choices[int(rng.integers(len(choices)))]
-        action = (swap, int(pick[1])) if rows[swap].any() else (int(pick[0]), int(pick[1]))
-        state, step, _ = env.get_next_state(state, action)
-        prefixes.append(state)
-        if is_terminal_transition(step):
-            break
-    env.print_history(state)
-    lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == len(prefixes)
-    printed = [float(line.split("|")[3]) for line in lines[1:]]
-    expected = [round(env.get_state_transition(s).reward, 2) for s in prefixes[1:]]
-    assert printed == expected
-    if len(prefixes) > 3:  # Haystack episodes are too short to revisit
-        assert any(r == round(EnvRewards.PREVIOUS_LOCATION * 2, 2) for r in printed)
-
-
-def test_print_history_of_a_long_history_finishes(capsys: pytest.CaptureFixture[str]) -> None:
-    """100,000 steps print in linear time (a quadratic replay takes minutes)."""
-    env = FixedEnv(previous_state_penalty=False)
-    state = env.state_from_text("4x + 2y", max_moves=10**6)
-    texts = ("4x + 2y", "2y + 4x")
-    history = [state.agent.history[0]] + [
-        MathyEnvStateStep(texts[i % 2], (1, 1)) for i in range(1, 100_001)
-    ]
-    long = MathyEnvState.from_string(
-        "@".join(["1000000", "7", "900000", texts[100_000 % 2], NAMESPACE, "0.0"])
-        + "@"
-        + "@".join(f"{step.raw},{step.action[0]},{step.action[1]}" for step in history)
-    )
-    with time_limit(60.0):  # a quadratic replay takes minutes
-        env.print_history(long)
-    assert len(capsys.readouterr().out.splitlines()) == 100_001
-
-
-def test_print_history_of_a_fresh_state(capsys: pytest.CaptureFixture[str]) -> None:
-    env = FixedEnv()
-    env.print_history(env.state_from_text("4x + 2x"))
-    lines = capsys.readouterr().out.strip().splitlines()
-    assert len(lines) == 1 and "4x + 2x" in lines[0]
-
-
-def test_render_and_print_state(capsys: pytest.CaptureFixture[str]) -> None:
-    env = FixedEnv()
-    state = env.state_from_text("4x + 2x + 9y")
-    rendered = env.render_state(state, "some-action", 3, None, 0.5)
-    assert isinstance(rendered, str)
-    assert "4x + 2x + 9y" in rendered
-    assert "4x + 2x + 9y" in env.render_state(state, "initial-state")
-    env.print_state(state, "some-action")
-    assert "4x + 2x + 9y" in capsys.readouterr().out
-
-
-def test_verbose_env_prints_steps(capsys: pytest.CaptureFixture[str]) -> None:
-    env = FixedEnv(verbose=True)
-    state, _ = env.get_initial_state()
-    assert "4x + 2x" in capsys.readouterr().out
-    env.get_next_state(state, only_action("4x + 2x", DistributiveFactorOutRule))
-    assert "(4 + 2) * x" in capsys.readouterr().out
-    env.get_initial_state(print_problem=False)
-    assert capsys.readouterr().out == ""
-    quiet = FixedEnv()
-    state, _ = quiet.get_initial_state()
-    quiet.get_next_state(state, only_action("4x + 2x", DistributiveFactorOutRule))
-    assert capsys.readouterr().out == ""
-
-
 def test_to_hash_key_is_the_problem_text() -> None:
     env = FixedEnv()
     state = env.state_from_text("4x + 2x")
@@ -1419,7 +806,7 @@ def test_state_to_observation_with_obs_type() -> None:
     assert small.action_mask.shape == (len(env.rules) * 16,)
 
 
-# -- 11. global random state ---------------------------------------------------------
+# -- 10. global random state --------------------------------------------------------
 
 
 def test_builtin_envs_leave_global_random_state_alone() -> None:
@@ -1457,7 +844,7 @@ def test_builtin_envs_leave_global_random_state_alone() -> None:
     assert after[2:] == np_state[2:]
 
 
-# -- 12. states from text ------------------------------------------------------------
+# -- 11. states from text ------------------------------------------------------------
 
 
 def test_state_from_text_is_the_start_state_of_the_text_in_the_env() -> None:

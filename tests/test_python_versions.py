@@ -1,24 +1,32 @@
 """mathy_core and mathy_envs import on every supported Python.
 
 mathy_core's colr dependency does `from typing.io import IO`, which Python 3.13
-removed; `_mathy_envs_typing_io` registers a `typing.io` module (at interpreter
-start from `mathy_envs_typing_io.pth`, and on `import mathy_envs`). Each check runs
-in a fresh interpreter, since it is about what happens at startup and import time.
+removed; `mathy_envs._typing_io` registers a `typing.io` module when mathy_envs is
+imported, before mathy_core is. Nothing runs at interpreter start-up (no `.pth`
+hook). Each check runs in a fresh interpreter, since it is about what happens at
+import time.
 """
 
-import os
-import subprocess
-import sys
+import importlib.metadata
 import textwrap
 
-from helpers import REPO, python_environment, run_python
+from helpers import run_python
 
-HAS_NO_TYPING_IO = sys.version_info >= (3, 13)
-"""Pythons whose standard library has no `typing.io`."""
+LOAD_HOOK = """
+import importlib.util, os, sys
+# The hook module on its own, without importing the mathy_envs package.
+location = importlib.util.find_spec("mathy_envs").submodule_search_locations[0]
+spec = importlib.util.spec_from_file_location(
+    "typing_io_hook", os.path.join(location, "_typing_io.py")
+)
+hook = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(hook)
+"""
+"""Child code: `hook` is `mathy_envs/_typing_io.py`, loaded without the package."""
 
 SAME_AS_TYPING = """
 import sys, typing
-import _mathy_envs_typing_io as hook
+from mathy_envs import _typing_io as hook
 from typing.io import IO, TextIO, BinaryIO
 assert (IO, TextIO, BinaryIO) == (typing.IO, typing.TextIO, typing.BinaryIO)
 assert IO is typing.IO and TextIO is typing.TextIO and BinaryIO is typing.BinaryIO
@@ -27,45 +35,19 @@ assert sys.modules["typing.io"] is hook.TYPING_IO
 """Child code: `typing.io` is the hook's module and holds the real typing names."""
 
 
-def test_the_startup_hook_lets_mathy_core_import_first() -> None:
-    # `-S` skips the site-packages .pth files; `site.addsitedir(REPO)` then
-    # processes the checkout's own hook exactly as site does at startup, before
-    # anything has imported typing, mathy_core or mathy_envs.
-    code = textwrap.dedent(
-        """
-        import site, sys
-        site.addsitedir(sys.argv[1])
-        import _mathy_envs_typing_io as hook
-        registered = sys.modules.get("typing.io") is hook.TYPING_IO
-        import mathy_core
-        import mathy_envs
-        print(registered)
-        """
-    )
-    # On 3.11 and 3.12 colr's own `from typing.io import IO` warns when mathy_core
-    # is imported first (the standard library's `typing.io` is left alone there).
-    warnings = ["-W", "error::DeprecationWarning"] if HAS_NO_TYPING_IO else []
-    env = python_environment()
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, sys.path)])
-    result = subprocess.run(
-        [sys.executable, "-S", *warnings, "-c", code, str(REPO)],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=env,
-        timeout=120,
-    )
+def test_importing_mathy_envs_raises_no_warning() -> None:
+    # Every warning is an error: the import itself, and mathy_core's after it.
+    result = run_python("-W", "error", "-c", "import mathy_envs\nimport mathy_core")
     assert result.returncode == 0, result.stderr
-    # site reports a failing .pth line on stderr and carries on.
     assert result.stderr == ""
-    # The hook registers `typing.io` only where the standard library lacks it.
-    assert result.stdout == f"{HAS_NO_TYPING_IO}\n"
 
 
-def test_the_startup_hook_file_is_one_import_line() -> None:
-    # site executes a .pth line only when it starts with "import".
-    lines = (REPO / "mathy_envs_typing_io.pth").read_text().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("import _mathy_envs_typing_io;")
+def test_no_startup_hook_is_installed() -> None:
+    # Only the editable install's own finder may be a .pth file; mathy_envs ships
+    # none, so nothing of it runs when an unrelated Python program starts.
+    files = importlib.metadata.files("mathy_envs") or []
+    hooks = [str(f) for f in files if str(f).endswith(".pth")]
+    assert [h for h in hooks if not h.startswith("__editable__")] == []
 
 
 def test_importing_mathy_envs_provides_typing_io_without_warnings() -> None:
@@ -96,7 +78,9 @@ def test_register_provides_typing_io_where_the_standard_library_has_none() -> No
         else:
             raise AssertionError("typing.io was not removed")
 
-        import _mathy_envs_typing_io as hook
+        """
+    ) + LOAD_HOOK + textwrap.dedent(
+        """
         hook.register()
         hook.register()  # twice is the same as once
         import typing.io

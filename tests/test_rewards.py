@@ -1,23 +1,45 @@
 """Rewards (`mathy_envs.rewards`): one scheme, in one order, for `MathyEnv`, the
 Gymnasium adapter and the swarm planner; and how a user changes it."""
 
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, Type
 
 import gymnasium
+import numpy as np
 import pytest
 from mathy_core import ConstantExpression, MathExpression, MultiplyExpression, VariableExpression
-from mathy_core.rules import DistributiveMultiplyRule
+from mathy_core import BaseRule
+from mathy_core.rules import (
+    AssociativeSwapRule,
+    CommutativeSwapRule,
+    ConstantsSimplifyRule,
+    DistributiveFactorOutRule,
+    DistributiveMultiplyRule,
+    RestateSubtractionRule,
+    VariableMultiplyRule,
+)
 
 from mathy_envs import MathyEnvState, envs
 from mathy_envs.env import MathyEnv
-from mathy_envs.gym import MathyGymEnv
+from mathy_envs.gym import GYM_ENV_IDS, MathyGymEnv
 from mathy_envs.observations import MathyObservation
 from mathy_envs.rewards import EnvRewards, RewardScheme, win_signal
 from mathy_envs.swarm import SwarmConfig, swarm_solve
-from mathy_envs.time_step import TimeStep, is_terminal_transition
+from mathy_envs.time_step import TimeStep, is_terminal_transition, transition
 from mathy_envs.types import EnvRewards as TypesEnvRewards
 
-from helpers import answers_of
+from mathy_envs.envs import PolySimplify
+
+from helpers import (
+    FixedEnv,
+    TerminalVerdictEnv,
+    VerdictEnv,
+    answers_of,
+    is_last,
+    is_mid,
+    rule_index,
+    with_history,
+)
+from oracles import expected_win_signal
 
 # "2(x + y) + x" has 7 nodes; distributing gives "2x + 2y + x", 9 nodes.
 GROWING = "2(x + y) + x"
@@ -189,3 +211,270 @@ def test_a_scheme_that_rewrites_its_tree_changes_no_later_answer() -> None:
                 assert out.agent.problem in nexts
     # The tree the scheme kept is still the one it made.
     assert str(vandal.kept[0][1]) == "4x + 2y + 2z"
+
+
+# -- a scheme given at construction, to every env class and every gym id -------------
+
+MARK = 0.125
+"""The reward `_Marking` gives every step: no default check gives it."""
+
+
+class _Marking(RewardScheme):
+    """Scores every state `MARK`, so a step's reward says which scheme scored it."""
+
+    def __init__(self) -> None:
+        self.scored = 0
+
+    def score(self, env, state, expression, visits, features):  # type: ignore[no-untyped-def]
+        self.scored += 1
+        return transition(features, MARK, env.reward_discount)
+
+
+def _first_valid(env: MathyEnv, state: MathyEnvState) -> Tuple[int, int]:
+    rule, node = (int(i) for i in np.argwhere(env.valid_moves_array(state))[0])
+    return rule, node
+
+
+@pytest.mark.parametrize("task", list(envs.ENV_TASKS))
+def test_every_env_class_takes_a_reward_scheme_at_construction(task: str) -> None:
+    env_class = envs.ENV_TASKS[task]
+    scheme = _Marking()
+    env = env_class(reward_scheme=scheme, seed=1)
+    assert env.reward_scheme is scheme
+    state, _ = env.get_initial_state(print_problem=False)
+    _, step, _ = env.get_next_state(state, _first_valid(env, state))
+    assert step.reward == MARK and scheme.scored > 0
+    # the class and other instances keep the default scheme
+    assert type(env_class().reward_scheme) is RewardScheme
+    assert type(env_class.reward_scheme) is RewardScheme
+    default = env_class(seed=1)
+    start, _ = default.get_initial_state(print_problem=False)
+    _, default_step, _ = default.get_next_state(start, _first_valid(default, start))
+    assert default_step.reward != MARK
+
+
+@pytest.mark.parametrize("env_id", GYM_ENV_IDS)
+def test_every_gym_id_takes_a_reward_scheme(env_id: str) -> None:
+    scheme = _Marking()
+    made = gymnasium.make(env_id, reward_scheme=scheme)
+    env = made.unwrapped
+    assert isinstance(env, MathyGymEnv) and env.mathy.reward_scheme is scheme
+    _, info = made.reset(seed=3)
+    _, reward, terminated, truncated, _ = made.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert reward == MARK and not terminated
+    assert scheme.scored > 0
+    # the registered keywords are untouched: a later make scores by default
+    assert "reward_scheme" not in gymnasium.spec(env_id).kwargs
+    assert type(gymnasium.make(env_id).unwrapped.mathy.reward_scheme) is RewardScheme
+
+
+@pytest.mark.parametrize("bad", [_Marking, "win", 1.0, lambda *args: None])
+def test_a_reward_scheme_that_is_not_one_is_a_value_error(bad: object) -> None:
+    with pytest.raises(ValueError, match="reward_scheme must be a RewardScheme"):
+        envs.PolySimplify(reward_scheme=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="reward_scheme must be a RewardScheme"):
+        gymnasium.make("mathy-poly-easy-v0", reward_scheme=bad)
+
+
+@pytest.mark.parametrize("task", list(envs.ENV_TASKS))
+def test_an_unknown_keyword_is_still_a_type_error(task: str) -> None:
+    with pytest.raises(TypeError, match="reward_schema"):
+        envs.ENV_TASKS[task](reward_schema=_Marking())  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="reward_schema"):
+        gymnasium.make(f"mathy-{task}-easy-v0", reward_schema=_Marking())
+
+
+# -- the order of checks, played through MathyEnv.get_next_state ----------------
+
+
+def test_transition_fn_verdict_wins_even_without_moves() -> None:
+    env = VerdictEnv()
+    state = with_history(
+        env, [("4x + 2x", (-1, -1)), ("2x + 4x", (1, 3))], max_moves=1
+    )
+    assert state.agent.moves_remaining == 0
+    step = env.get_state_transition(state)
+    assert is_mid(step)
+    assert step.reward == VerdictEnv.VERDICT_REWARD
+    assert step.discount == 0.5
+
+
+def test_transition_fn_verdict_beats_revisit_termination() -> None:
+    env = TerminalVerdictEnv()
+    a, b = "4x + 2x", "2x + 4x"
+    steps = [(a, (-1, -1)), (b, (1, 3)), (a, (1, 3)), (b, (1, 3)), (a, (1, 3))]
+    step = env.get_state_transition(with_history(env, steps))
+    assert is_last(step)
+    assert step.reward == TerminalVerdictEnv.VERDICT_REWARD
+
+
+def test_transition_fn_win_without_moves_remaining() -> None:
+    env = PolySimplify()
+    state = with_history(
+        env, [("4x + 2x", (-1, -1)), ("6x", (0, 1))], max_moves=1, moves_remaining=0
+    )
+    step = env.get_state_transition(state)
+    assert is_last(step)
+    assert step.reward == pytest.approx(expected_win_signal(1, 0))
+    assert step.reward > 0
+
+
+def test_no_moves_remaining_terminates_with_lose() -> None:
+    env = FixedEnv()
+    state = with_history(
+        env, [("4x + 2x", (-1, -1)), ("2x + 4x", (1, 3))], max_moves=1
+    )
+    step = env.get_state_transition(state)
+    assert is_last(step)
+    assert step.reward == env.get_lose_signal(state) == EnvRewards.LOSE
+    assert step.discount == 0.0
+    assert env.is_terminal_state(state)
+
+
+def test_no_moves_remaining_beats_revisit_penalty_and_rule_reward() -> None:
+    env = FixedEnv()
+    a, b = "4x + 2x", "2x + 4x"
+    revisit = with_history(
+        env, [(a, (-1, -1)), (b, (1, 3)), (a, (1, 3))], max_moves=2
+    )
+    assert revisit.agent.moves_remaining == 0
+    step = env.get_state_transition(revisit)
+    assert is_last(step) and step.reward == EnvRewards.LOSE
+    factor = rule_index(env, DistributiveFactorOutRule)
+    helpful = with_history(
+        env, [(a, (-1, -1)), ("(4 + 2) * x", (factor, 3))], max_moves=1
+    )
+    step = env.get_state_transition(helpful)
+    assert is_last(step) and step.reward == EnvRewards.LOSE
+
+
+@pytest.mark.parametrize("visits", [2, 3])
+def test_previous_state_penalty_scales_with_visits(visits: int) -> None:
+    env = FixedEnv(reward_discount=0.8)
+    a, b = "4x + 2x", "2x + 4x"
+    steps: List[Tuple[str, Tuple[int, int]]] = [(a, (-1, -1))]
+    for _ in range(visits - 1):
+        steps += [(b, (1, 3)), (a, (1, 3))]
+    state = with_history(env, steps, max_moves=20)
+    assert sum(1 for s in state.agent.history if s.raw == a) == visits
+    step = env.get_state_transition(state)
+    assert is_mid(step)
+    assert step.reward == pytest.approx(EnvRewards.PREVIOUS_LOCATION * visits)
+    assert step.reward == pytest.approx(-0.02 * visits)
+    assert step.discount == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize("visits", [4, 5])
+def test_previous_state_penalty_terminates_after_three_visits(visits: int) -> None:
+    env = FixedEnv()
+    a, b = "4x + 2x", "2x + 4x"
+    steps: List[Tuple[str, Tuple[int, int]]] = [(a, (-1, -1))]
+    for _ in range(visits - 1):
+        steps += [(b, (1, 3)), (a, (1, 3))]
+    state = with_history(env, steps, max_moves=20)
+    step = env.get_state_transition(state)
+    assert is_last(step)
+    assert step.reward == env.get_lose_signal(state) == EnvRewards.LOSE
+    assert step.discount == 0.0
+
+
+def test_previous_state_penalty_counts_the_current_text_anywhere() -> None:
+    env = FixedEnv()
+    # The revisited text need not be the starting one nor adjacent visits.
+    steps = [
+        ("4x + 2x", (-1, -1)),
+        ("2x + 4x", (1, 3)),
+        ("(4 + 2) * x", (3, 3)),
+        ("2x + 4x", (1, 3)),
+    ]
+    step = env.get_state_transition(with_history(env, steps, max_moves=20))
+    assert step.reward == pytest.approx(EnvRewards.PREVIOUS_LOCATION * 2)
+
+
+def test_previous_state_penalty_beats_rule_reward() -> None:
+    env = FixedEnv()
+    constants = rule_index(env, ConstantsSimplifyRule)
+    steps = [("4x + 2x", (-1, -1)), ("2x + 4x", (1, 3)), ("4x + 2x", (constants, 0))]
+    step = env.get_state_transition(with_history(env, steps, max_moves=20))
+    assert step.reward == pytest.approx(EnvRewards.PREVIOUS_LOCATION * 2)
+
+
+def test_previous_state_penalty_disabled() -> None:
+    env = FixedEnv(previous_state_penalty=False, reward_discount=0.7)
+    a, b = "4x + 2x", "2x + 4x"
+    swap = rule_index(env, CommutativeSwapRule)
+    for visits in (2, 3, 4, 6):
+        steps: List[Tuple[str, Tuple[int, int]]] = [(a, (-1, -1))]
+        for _ in range(visits - 1):
+            steps += [(b, (swap, 3)), (a, (swap, 3))]
+        step = env.get_state_transition(with_history(env, steps, max_moves=20))
+        assert is_mid(step)
+        assert step.reward == EnvRewards.TIMESTEP
+        assert step.discount == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize(
+    "rule_type, reward",
+    [
+        (RestateSubtractionRule, EnvRewards.HELPFUL_MOVE),
+        (ConstantsSimplifyRule, EnvRewards.HELPFUL_MOVE),
+        (DistributiveFactorOutRule, EnvRewards.HELPFUL_MOVE),
+        (VariableMultiplyRule, EnvRewards.HELPFUL_MOVE),
+        (AssociativeSwapRule, EnvRewards.UNHELPFUL_MOVE),
+        (DistributiveMultiplyRule, EnvRewards.UNHELPFUL_MOVE),
+        (CommutativeSwapRule, EnvRewards.TIMESTEP),
+    ],
+)
+def test_last_rule_reward(rule_type: Type[BaseRule], reward: float) -> None:
+    env = FixedEnv(reward_discount=0.95)
+    index = rule_index(env, rule_type)
+    state = with_history(env, [("4x + 2x", (-1, -1)), ("9y + 3", (index, 1))])
+    step = env.get_state_transition(state)
+    assert is_mid(step)
+    assert step.reward == reward
+    assert step.discount == pytest.approx(0.95)
+
+
+def test_reward_constants() -> None:
+    assert EnvRewards.LOSE == -1.0
+    assert EnvRewards.WIN == 1.0
+    assert EnvRewards.HELPFUL_MOVE == 0.01
+    assert EnvRewards.UNHELPFUL_MOVE == -0.01
+    assert EnvRewards.TIMESTEP == -0.01
+    assert EnvRewards.PREVIOUS_LOCATION == -0.02
+    assert EnvRewards.INVALID_MOVE == -0.5
+
+
+@pytest.mark.parametrize(
+    "max_moves, moves_remaining, expected",
+    [
+        (10, 10, 2.0),  # c = 0: bonus 1/3e-10, capped
+        (1, 1, 2.0),  # c = 0
+        (4, 3, 2.0),  # c = 1: 1 + 1 = 2
+        (8, 6, 1.5),  # t <= 10: no doubling
+        (10, 8, 1.5),  # t = 10 is not > 10: no doubling
+        (10, 5, 1.2),
+        (10, 0, 1.1),
+        (11, 8, 1.0 + 2.0 / 3.0),  # t > 10, c = 3 < 5.5: doubled
+        (12, 9, 1.0 + 2.0 / 3.0),
+        (12, 10, 2.0),  # doubled 1/2 -> 1.0
+        (20, 15, 1.4),  # c = 5 < 10: doubled 0.2
+        (20, 10, 1.1),  # c = 10 is not < 10: not doubled
+        (20, 0, 1.05),
+        (40, 10, 1.0 + 1.0 / 30.0),
+        (0, 0, 2.0),  # degenerate: both floored
+    ],
+)
+def test_get_win_signal_of_a_state(
+    max_moves: int, moves_remaining: int, expected: float
+) -> None:
+    env = FixedEnv()
+    state = env.state_from_text("4x + 2x", max_moves=max_moves)
+    if moves_remaining != max_moves:
+        state = state.get_out_state("2x + 4x", (1, 3), moves_remaining)
+    assert state.agent.moves_remaining == moves_remaining
+    assert env.get_win_signal(state) == pytest.approx(expected)
+    assert env.get_win_signal(state) == pytest.approx(
+        expected_win_signal(max_moves, moves_remaining)
+    )
+    assert env.get_win_signal(state) <= 2.0

@@ -1,4 +1,4 @@
-"""Replay trajectories recorded before the speed work (scripts/record_trajectories.py)
+"""Replay trajectories recorded before the speed work (tools/record_trajectories.py)
 and check that every problem, mask, action result, reward and terminal flag is
 unchanged."""
 

@@ -2,173 +2,151 @@
 budget (`state.max_moves`).
 
 Each problem is proven winnable by a sequence of moves that, replayed with
-`get_next_state`, ends in a win: found by the exhaustive search of `search.py`
-when it finishes within its cap (a finished search with no win proves the
-problem unwinnable), and otherwise by the swarm planner. A problem neither of
-them wins fails the test.
+`get_next_state`, ends in a win (see `winnability.py`): found by the exhaustive
+search of `search.py` when it finishes within its cap (a finished search with no
+win proves the problem unwinnable), and otherwise by the swarm planner. A
+problem neither of them wins fails the test.
 
-The search here is `guided_win`, which visits the least disordered texts first
-(`disorder`: like terms spread apart, constants and variables not yet combined)
-and so reaches the wins of long problems after far fewer texts than the
-breadth-first `shortest_win`; when it finishes without a win it has searched
-every text within the move budget, just as `shortest_win` does. The few problems
-that neither it (within `SEARCH_CAP`) nor the swarm wins get one longer search.
+The search is `guided_win`, which takes the moves into the least disordered
+texts first (`disorder`: like terms spread apart, constants and variables not yet
+combined, products of sums not yet multiplied out) and so reaches the wins of
+long problems after far fewer texts than the breadth-first `shortest_win`; when
+it finishes without a win it has searched every text within the move budget,
+just as `shortest_win` does. The few problems that neither it (within
+`SEARCH_CAP`) nor the swarm wins get one longer search.
+
+Searching every problem takes minutes, so its wins are recorded in
+`tests/data/winnability.json`: the default run regenerates the problems from the
+same seeds, checks they are the recorded ones and replays the recorded wins
+(`check_win`); the slow job (`-m slow`) searches again and checks that it finds
+the recorded wins. `python tests/winnability.py` writes the record again.
 """
 
-from typing import List, Optional, Sequence, Tuple, Type
+from typing import Dict, List, Tuple
 
 import pytest
-from mathy_core import (
-    AddExpression,
-    ConstantExpression,
-    PowerExpression,
-    VariableExpression,
-)
 from helpers import valid_actions
 from search import SearchResult, guided_win, shortest_win
-
-from mathy_envs.env import MathyEnv
-from mathy_envs.envs import ENV_TASKS, ComplexSimplify, PolyHaystackLikeTerms
-from mathy_envs.parsing import parse
-from mathy_envs.state import MathyEnvState
-from mathy_envs.swarm import SwarmConfig, swarm_solve
-from mathy_envs.terms import sum_terms, term_kind
-from mathy_envs.time_step import is_terminal_transition
-from mathy_envs.types import ActionType, MathyEnvDifficulty, MathyEnvProblemArgs
-
-PROBLEMS = 100
-"""Problems checked per env and difficulty."""
-CHUNKS = 5
-"""Test cases each env and difficulty is split into (for pytest-xdist)."""
-SEARCH_CAP = 2000
-"""Distinct texts the exhaustive search may visit before the swarm takes over."""
-LAST_SEARCH_CAP = 60_000
-"""Distinct texts of the last, longer search, for the few problems that need
-deep searches (long products with many coefficients to pass along)."""
-SWARM_CONFIGS = (
-    SwarmConfig(n_walkers=64, max_iters=200, seed=0),
-    SwarmConfig(n_walkers=128, max_iters=400, seed=1),
+from winnability import (
+    CHUNKS,
+    PROBLEMS,
+    RECORD,
+    RECORD_COMMAND,
+    Entry,
+    assert_winnable,
+    case_id,
+    cases,
+    check_win,
+    chunk_seeds,
+    disorder,
+    generated,
+    inputs,
+    load_record,
+    mismatches,
+    replay_wins,
+    unwinnable_reason,
 )
-"""Swarm runs tried in turn when the search is too big."""
+
+from mathy_envs.envs import ENV_TASKS, ComplexSimplify, PolyHaystackLikeTerms
+from mathy_envs.state import MathyEnvState
+from mathy_envs.types import MathyEnvDifficulty
+
+Record = Tuple[Dict[str, object], Dict[str, List[Entry]]]
+
+REWRITE = (
+    f"if the change is meant, write the record again with `{RECORD_COMMAND}` "
+    "and review its diff"
+)
 
 
-def disorder(text: str) -> int:
-    """How far a text looks from simplified, to order the search (any number
-    would do; a good one only makes wins come sooner).
-
-    For every kind of term of the sum, the terms of other kinds between its
-    first and last one; and for every term, its repeated variables and its
-    constants beyond the first (leaving out exponents and the constants of a
-    sum such as the factored `(3 + 11) * x`, which a single move adds up)."""
-    terms = sum_terms(parse(text).tree)
-    kinds = [term_kind(term) for term in terms]
-    total = 0
-    for kind in set(kinds):
-        places = [index for index, other in enumerate(kinds) if other == kind]
-        total += places[-1] - places[0] + 1 - len(places)
-    for term in terms:
-        constants = [
-            constant
-            for constant in term.find_type(ConstantExpression)
-            if not isinstance(constant.parent, (AddExpression, PowerExpression))
-        ]
-        names = [str(variable.identifier) for variable in term.find_type(VariableExpression)]
-        total += max(0, len(constants) - 1) + len(names) - len(set(names))
-    return total
+@pytest.fixture(scope="module")
+def record() -> Record:
+    """The recorded inputs and wins (`tests/data/winnability.json`)."""
+    return load_record()
 
 
-def replay_wins(env: MathyEnv, state: MathyEnvState, actions: Sequence[ActionType]) -> bool:
-    """Replaying `actions` from `state` ends in a win on the last action (and in no
-    terminal transition before it)."""
-    if not actions:
-        return False
-    for index, action in enumerate(actions):
-        state, time_step, _ = env.get_next_state(state, action)
-        if is_terminal_transition(time_step):
-            return index == len(actions) - 1 and time_step.reward > 0
-    return False
+def recorded_wins(record: Record, task: str, difficulty: MathyEnvDifficulty) -> List[Entry]:
+    key = case_id((task, difficulty))
+    wins = record[1]
+    assert key in wins, f"{RECORD.name} holds no wins of {key}: write them with `{RECORD_COMMAND}`"
+    return wins[key]
 
 
-def unwinnable_reason(
-    env: MathyEnv,
-    state: MathyEnvState,
-    search_cap: int = SEARCH_CAP,
-    last_search_cap: int = LAST_SEARCH_CAP,
-) -> Optional[str]:
-    """None when a replayed win within `state.max_moves` proves the state winnable,
-    else why it could not be proven."""
-    search = guided_win(env, state, disorder, search_cap)
-    if search.won:
-        assert replay_wins(env, state, search.actions)
-        return None
-    if search.unwinnable:
-        return f"no sequence of moves wins (exhaustive search, {search.texts} texts)"
-    for config in SWARM_CONFIGS:
-        solution = swarm_solve(state, config, env)
-        if solution.solved:
-            assert len(solution.actions) <= state.max_moves
-            assert replay_wins(env, state, solution.actions)
-            return None
-    if last_search_cap > search_cap:
-        search = guided_win(env, state, disorder, last_search_cap)
-        if search.won:
-            assert replay_wins(env, state, search.actions)
-            return None
-        if search.unwinnable:
-            return f"no sequence of moves wins (exhaustive search, {search.texts} texts)"
-    return (
-        f"search too big (> {max(search_cap, last_search_cap)} texts) and the "
-        f"swarm found no win in {len(SWARM_CONFIGS)} runs"
+# -- the recorded wins, replayed -----------------------------------------------------
+
+
+def test_the_record_is_of_these_envs_and_this_search(record: Record) -> None:
+    recorded, wins = record
+    assert sorted(wins) == sorted(map(case_id, cases())), f"envs or difficulties changed: {REWRITE}"
+    current = inputs()
+    assert recorded["problems"] == current["problems"], REWRITE
+    assert recorded["search"] == current["search"], f"the search changed: {REWRITE}"
+
+
+CASES = cases()
+
+
+@pytest.mark.parametrize("task, difficulty", CASES, ids=[case_id(case) for case in CASES])
+def test_recorded_wins_of_the_generated_problems_replay(
+    task: str, difficulty: MathyEnvDifficulty, record: Record
+) -> None:
+    env_class = ENV_TASKS[task]
+    problems = generated(env_class, difficulty, range(PROBLEMS))
+    recorded = recorded_wins(record, task, difficulty)
+    changed = mismatches(problems, recorded)
+    assert not changed, (
+        f"{task} {difficulty.value}: the generator no longer draws the recorded problems "
+        f"(recorded with {record[0]}); {REWRITE}:\n" + "\n".join(changed[:20])
+    )
+    env = env_class()
+    failures = []
+    for (seed, state), (_, _, actions) in zip(problems, recorded):
+        reason = check_win(env, state, actions)
+        if reason is not None:
+            failures.append(f"seed {seed}: {state.agent.problem!r}: {reason}")
+    assert not failures, (
+        f"{task} {difficulty.value}: recorded wins that no longer win (run the slow "
+        f"job, `pytest -m slow tests/test_winnability.py`, to search again; {REWRITE}):\n"
+        + "\n".join(failures)
     )
 
 
-def generated(
-    env_class: Type[MathyEnv], difficulty: MathyEnvDifficulty, seeds: Sequence[int]
-) -> List[Tuple[int, MathyEnvState]]:
-    env = env_class()
-    states = []
-    for seed in seeds:
-        state, _ = env.get_initial_state(
-            MathyEnvProblemArgs(difficulty), print_problem=False, seed=seed
-        )
-        states.append((seed, state))
-    return states
+# -- the search, again (slow) --------------------------------------------------------
 
-
-CASES = [
-    (task, difficulty, chunk)
-    for task in ENV_TASKS
-    for difficulty in MathyEnvDifficulty
-    for chunk in range(CHUNKS)
+SEARCH_CASES = [
+    (task, difficulty, chunk) for task, difficulty in CASES for chunk in range(CHUNKS)
 ]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "task, difficulty, chunk",
-    CASES,
-    ids=[f"{task}-{difficulty.value}-{chunk}" for task, difficulty, chunk in CASES],
+    SEARCH_CASES,
+    ids=[f"{task}-{difficulty.value}-{chunk}" for task, difficulty, chunk in SEARCH_CASES],
 )
 def test_generated_problems_are_winnable(
-    task: str, difficulty: MathyEnvDifficulty, chunk: int
+    task: str, difficulty: MathyEnvDifficulty, chunk: int, record: Record
 ) -> None:
-    per_chunk = PROBLEMS // CHUNKS
-    seeds = range(chunk * per_chunk, (chunk + 1) * per_chunk)
+    """The search proves every problem winnable, and finds the recorded wins."""
     env_class = ENV_TASKS[task]
-    assert_winnable(
-        env_class(), generated(env_class, difficulty, seeds), f"{task} {difficulty.value}"
+    problems = generated(env_class, difficulty, chunk_seeds(chunk))
+    wins = assert_winnable(env_class(), problems, f"{task} {difficulty.value}")
+    recorded = recorded_wins(record, task, difficulty)[
+        chunk_seeds(chunk).start : chunk_seeds(chunk).stop
+    ]
+    found = [
+        (state.agent.problem, state.max_moves, actions)
+        for (_, state), actions in zip(problems, wins)
+    ]
+    differ = [
+        f"seed {seed}: {text!r}: found {actions}, recorded {entry[2]} ({entry[0]!r})"
+        for (seed, _), (text, _, actions), entry in zip(problems, found, recorded)
+        if (text, actions) != (entry[0], entry[2])
+    ]
+    assert len(recorded) == len(found) and not differ, (
+        f"{task} {difficulty.value}: the search finds other wins than the recorded "
+        f"ones (recorded with {record[0]}); {REWRITE}:\n" + "\n".join(differ)
     )
-
-
-def assert_winnable(
-    env: MathyEnv, states: Sequence[Tuple[int, MathyEnvState]], label: str
-) -> None:
-    failures = []
-    for seed, state in states:
-        reason = unwinnable_reason(env, state)
-        if reason is not None:
-            failures.append(f"seed {seed}: {state.agent.problem!r} ({reason})")
-    assert not failures, f"{label}: unwinnable problems:\n" + "\n".join(failures)
 
 
 # -- the search itself --------------------------------------------------------------
@@ -231,7 +209,8 @@ def test_search_respects_the_move_budget() -> None:
 
 def test_search_reports_too_big() -> None:
     env, state = complex_state("3a * a^2 * 5b", 24)
-    for search in (shortest_win(env, state, 5), guided_win(env, state, disorder, 5)):
+    # The guided search reaches this win through two texts: give it fewer.
+    for search in (shortest_win(env, state, 5), guided_win(env, state, disorder, 2)):
         assert search.too_big and not search.won and not search.unwinnable
 
 

@@ -1,7 +1,8 @@
 """BinomialDistribute: multiply out binomials and simplify the result.
 
-Its generators, `binomial_times_binomial` and `binomial_times_monomial` (with
-their knobs, `BinomialStyle`), are below the env."""
+Its generator, `binomial_distribute_problem` (built on `binomial_times_binomial`
+and `binomial_times_monomial`, with their knobs, `BinomialStyle`), is below the
+env."""
 
 from dataclasses import dataclass
 from typing import Dict, Tuple
@@ -20,7 +21,10 @@ from ..problems import (
 )
 from ..terms import is_simplified
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
+from .generation import generator_difficulty
 from .goal import SimplifyGoalEnv
+
+NAMESPACE = "mathy.binomials.mulptiply"
 
 
 @dataclass(frozen=True)
@@ -69,9 +73,9 @@ class BinomialDistribute(SimplifyGoalEnv):
     revisit; otherwise the `MathyEnv` step rewards.
 
     ## Starting State
-    `binomial_times_binomial` (complexity 4) or `binomial_times_monomial`
-    (complexity 3), both in this file, each half the time, with the knobs of
-    `STYLES[difficulty]`. Easy uses one simple variable and constants; normal
+    `binomial_distribute_problem` (in this file): `binomial_times_binomial`
+    (complexity 4) or `binomial_times_monomial` (complexity 3), each half the
+    time, with the knobs of `STYLES[difficulty]`. Easy uses one simple variable and constants; normal
     adds coefficients (`(2x + 3)(x + 5)`); hard adds powers, any variable and a
     second variable.
 
@@ -84,15 +88,25 @@ class BinomialDistribute(SimplifyGoalEnv):
     """
 
     def get_env_namespace(self) -> str:
-        return "mathy.binomials.mulptiply"
+        return NAMESPACE
 
     def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        style = STYLES[params.difficulty]
-        if chance(self.np_random, 0.5):
-            text, complexity = binomial_times_binomial(self.np_random, style)
-        else:
-            text, complexity = binomial_times_monomial(self.np_random, style)
-        return MathyEnvProblem(text, complexity, self.get_env_namespace())
+        return binomial_distribute_problem(
+            self.np_random, params, namespace=self.get_env_namespace()
+        )
+
+
+def binomial_distribute_problem(
+    rng: np.random.Generator, params: MathyEnvProblemArgs, *, namespace: str = NAMESPACE
+) -> MathyEnvProblem:
+    """A BinomialDistribute problem: `binomial_times_binomial` or
+    `binomial_times_monomial`, each half the time, in `STYLES[params.difficulty]`."""
+    style = STYLES[generator_difficulty(rng, params, namespace)]
+    if chance(rng, 0.5):
+        text, complexity = binomial_times_binomial(rng, style)
+    else:
+        text, complexity = binomial_times_monomial(rng, style)
+    return MathyEnvProblem(text, complexity, namespace)
 
 
 def _binomial_terms(
@@ -148,7 +162,9 @@ def binomial_times_monomial(
 __all__ = (
     "BinomialDistribute",
     "BinomialStyle",
+    "NAMESPACE",
     "STYLES",
+    "binomial_distribute_problem",
     "binomial_times_binomial",
     "binomial_times_monomial",
 )

@@ -1,18 +1,21 @@
 """ComplexSimplify: multiply a product of terms into one simple term.
 
-Its generator, `complex_product` (with its check `strands_a_power`), is below the
-env."""
+Its generator, `complex_simplify_problem` (built on `complex_product`, with its
+check `strands_a_power`), is below the env."""
 
 from typing import List
 
 import numpy as np
 from mathy_core import MathExpression, MultiplyExpression, TermEx, get_term_ex
 
-from ..parsing import ParsedExpression
+from ..expressions import ParsedExpression
 from ..problems import GeneratedProblem, rand_int, rand_templates, rand_term, retry
 from ..terms import is_simplified
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
+from .generation import generator_difficulty
 from .goal import SimplifyGoalEnv
+
+NAMESPACE = "mathy.monomials.complex_simplify"
 
 FACTOR_COUNTS = {
     MathyEnvDifficulty.easy: (2, 3),
@@ -41,7 +44,7 @@ class ComplexSimplify(SimplifyGoalEnv):
     revisit; otherwise the `MathyEnv` step rewards.
 
     ## Starting State
-    `complex_product` (in this file): a product of 2-3 factors (easy), 3-5
+    `complex_simplify_problem` (in this file): a product of 2-3 factors (easy), 3-5
     (normal) or 4-7 (hard) that some sequence of moves simplifies. Complexity is
     the number of factors.
 
@@ -56,14 +59,22 @@ class ComplexSimplify(SimplifyGoalEnv):
     moves_per_complexity = 8
 
     def get_env_namespace(self) -> str:
-        return "mathy.monomials.complex_simplify"
+        return NAMESPACE
 
     def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        low, high = FACTOR_COUNTS[params.difficulty]
-        text, complexity = complex_product(
-            self.np_random, rand_int(self.np_random, low, high)
+        return complex_simplify_problem(
+            self.np_random, params, namespace=self.get_env_namespace()
         )
-        return MathyEnvProblem(text, complexity, self.get_env_namespace())
+
+
+def complex_simplify_problem(
+    rng: np.random.Generator, params: MathyEnvProblemArgs, *, namespace: str = NAMESPACE
+) -> MathyEnvProblem:
+    """A ComplexSimplify problem: `complex_product` with a factor count drawn
+    from `FACTOR_COUNTS[params.difficulty]`."""
+    low, high = FACTOR_COUNTS[generator_difficulty(rng, params, namespace)]
+    text, complexity = complex_product(rng, rand_int(rng, low, high))
+    return MathyEnvProblem(text, complexity, namespace)
 
 
 def complex_product(rng: np.random.Generator, num_factors: int) -> GeneratedProblem:
@@ -174,7 +185,9 @@ def strands_a_power(expression: MathExpression) -> bool:
 __all__ = (
     "ComplexSimplify",
     "FACTOR_COUNTS",
+    "NAMESPACE",
     "complex_product",
+    "complex_simplify_problem",
     "product_factors",
     "strands_a_power",
 )

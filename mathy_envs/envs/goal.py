@@ -41,9 +41,11 @@ class GoalEnv(MathyEnv):
     ## Writing one
     A new task is a `GoalEnv` subclass with `get_env_namespace`, `is_goal` and
     a `problem_fn` that draws from `self.np_random`, best through a generator
-    function of a `numpy.random.Generator` kept in the same file (see
-    `mathy_envs.problems` for the term primitives). A built-in one is also one
-    line in `mathy_envs.envs.ENV_TASKS`, which gives it its CLI name and gym ids.
+    function `<file>_problem(rng, params)` of a `numpy.random.Generator` kept in
+    the same file (see `mathy_envs.problems` for the term primitives). A built-in
+    one is also one line in `mathy_envs.envs.ENV_TASKS`, which gives it its CLI
+    name and gym ids. `mathy_envs.checker.check_mathy_env` checks that it keeps
+    the `MathyEnv` contract.
     """
 
     moves_per_complexity: int = 4

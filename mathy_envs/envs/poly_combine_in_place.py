@@ -1,13 +1,14 @@
 """PolyCombineInPlace: combine the one adjacent like pair of a long sum.
 
-Its generator, `combine_in_place` (with its check `combines_in_two_moves`), is
-below the env."""
+Its generator, `poly_combine_in_place_problem` (built on `combine_in_place`, with
+its check `combines_in_two_moves`), is below the env."""
 
 import numpy as np
 from mathy_core import BaseRule
 from mathy_core.rules import ConstantsSimplifyRule, DistributiveFactorOutRule
 
-from ..parsing import ParsedExpression, parse
+from ..caches import parse
+from ..expressions import ParsedExpression
 from ..problems import (
     GeneratedProblem,
     join_terms,
@@ -19,7 +20,10 @@ from ..problems import (
 )
 from ..terms import is_simplified
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
+from .generation import generator_difficulty
 from .goal import SimplifyGoalEnv
+
+NAMESPACE = "mathy.polynomials.combine.in.place"
 
 TERM_COUNTS = {
     MathyEnvDifficulty.easy: (6, 12),
@@ -50,9 +54,10 @@ class PolyCombineInPlace(SimplifyGoalEnv):
     otherwise the `MathyEnv` step rewards.
 
     ## Starting State
-    `combine_in_place` (in this file): 6-12 terms (easy), 9-16 (normal) or 16-22
-    (hard), sometimes with a run of them parenthesized, that two moves (factor
-    out, then add the coefficients) simplify. Complexity is the number of terms.
+    `poly_combine_in_place_problem` (in this file): 6-12 terms (easy), 9-16
+    (normal) or 16-22 (hard), sometimes with a run of them parenthesized, that
+    two moves (factor out, then add the coefficients) simplify. Complexity is the
+    number of terms.
 
     ## Episode End
     Won when no like terms remain and every term is in preferred form; lost after
@@ -63,7 +68,7 @@ class PolyCombineInPlace(SimplifyGoalEnv):
     """
 
     def get_env_namespace(self) -> str:
-        return "mathy.polynomials.combine.in.place"
+        return NAMESPACE
 
     def max_moves_fn(
         self, problem: MathyEnvProblem, config: MathyEnvProblemArgs
@@ -71,11 +76,19 @@ class PolyCombineInPlace(SimplifyGoalEnv):
         return 2
 
     def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        low, high = TERM_COUNTS[params.difficulty]
-        text, complexity = combine_in_place(
-            self.np_random, rand_int(self.np_random, low, high)
+        return poly_combine_in_place_problem(
+            self.np_random, params, namespace=self.get_env_namespace()
         )
-        return MathyEnvProblem(text, complexity, self.get_env_namespace())
+
+
+def poly_combine_in_place_problem(
+    rng: np.random.Generator, params: MathyEnvProblemArgs, *, namespace: str = NAMESPACE
+) -> MathyEnvProblem:
+    """A PolyCombineInPlace problem: `combine_in_place` with a term count drawn
+    from `TERM_COUNTS[params.difficulty]`."""
+    low, high = TERM_COUNTS[generator_difficulty(rng, params, namespace)]
+    text, complexity = combine_in_place(rng, rand_int(rng, low, high))
+    return MathyEnvProblem(text, complexity, namespace)
 
 
 def combine_in_place(
@@ -126,4 +139,11 @@ def _rewritten(parsed: ParsedExpression, rule: BaseRule, index: int) -> ParsedEx
     return parse(str(change.result.get_root()))
 
 
-__all__ = ("PolyCombineInPlace", "TERM_COUNTS", "combine_in_place", "combines_in_two_moves")
+__all__ = (
+    "NAMESPACE",
+    "PolyCombineInPlace",
+    "TERM_COUNTS",
+    "combine_in_place",
+    "combines_in_two_moves",
+    "poly_combine_in_place_problem",
+)

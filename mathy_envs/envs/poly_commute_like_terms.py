@@ -1,6 +1,7 @@
 """PolyCommuteLikeTerms: bring a like pair together so it can be factored.
 
-Its generator, `commute_like_terms`, is below the env."""
+Its generator, `poly_commute_like_terms_problem` (built on `commute_like_terms`), is
+below the env."""
 
 import numpy as np
 from mathy_core import MathExpression
@@ -17,7 +18,10 @@ from ..problems import (
 from ..state import MathyEnvState
 from ..terms import factor_out_applies
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
+from .generation import generator_difficulty
 from .goal import GoalEnv
+
+NAMESPACE = "mathy.polynomials.commute.like.terms"
 
 BLOCKER_COUNTS = {
     MathyEnvDifficulty.easy: (1, 2),
@@ -46,7 +50,7 @@ class PolyCommuteLikeTerms(GoalEnv):
     moves or a fourth revisit; otherwise the `MathyEnv` step rewards.
 
     ## Starting State
-    `commute_like_terms` (in this file): `k` blockers between the pair, 1-2
+    `poly_commute_like_terms_problem` (in this file): `k` blockers between the pair, 1-2
     (easy), 2-3 (normal) or 5-9 (hard), with up to two unlike terms on each side.
     Complexity is `k + 1`.
 
@@ -59,17 +63,25 @@ class PolyCommuteLikeTerms(GoalEnv):
     """
 
     def get_env_namespace(self) -> str:
-        return "mathy.polynomials.commute.like.terms"
+        return NAMESPACE
 
     def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
         return factor_out_applies(expression)
 
     def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        low, high = BLOCKER_COUNTS[params.difficulty]
-        text, complexity = commute_like_terms(
-            self.np_random, rand_int(self.np_random, low, high)
+        return poly_commute_like_terms_problem(
+            self.np_random, params, namespace=self.get_env_namespace()
         )
-        return MathyEnvProblem(text, complexity, self.get_env_namespace())
+
+
+def poly_commute_like_terms_problem(
+    rng: np.random.Generator, params: MathyEnvProblemArgs, *, namespace: str = NAMESPACE
+) -> MathyEnvProblem:
+    """A PolyCommuteLikeTerms problem: `commute_like_terms` with a blocker count
+    drawn from `BLOCKER_COUNTS[params.difficulty]`."""
+    low, high = BLOCKER_COUNTS[generator_difficulty(rng, params, namespace)]
+    text, complexity = commute_like_terms(rng, rand_int(rng, low, high))
+    return MathyEnvProblem(text, complexity, namespace)
 
 
 def commute_like_terms(
@@ -98,4 +110,10 @@ def commute_like_terms(
     return retry(build, tree_check(factor_out_applies), "commute_like_terms")
 
 
-__all__ = ("BLOCKER_COUNTS", "PolyCommuteLikeTerms", "commute_like_terms")
+__all__ = (
+    "BLOCKER_COUNTS",
+    "NAMESPACE",
+    "PolyCommuteLikeTerms",
+    "commute_like_terms",
+    "poly_commute_like_terms_problem",
+)

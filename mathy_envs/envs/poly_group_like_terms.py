@@ -1,6 +1,7 @@
 """PolyGroupLikeTerms: reorder a sum so each kind of term forms one run.
 
-Its generator, `group_like_terms`, is below the env."""
+Its generator, `poly_group_like_terms_problem` (built on `group_like_terms`), is
+below the env."""
 
 import numpy as np
 from mathy_core import MathExpression
@@ -18,7 +19,10 @@ from ..problems import (
 from ..state import MathyEnvState
 from ..terms import like_terms_grouped
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
+from .generation import generator_difficulty
 from .goal import GoalEnv
+
+NAMESPACE = "mathy.polynomials.group_like_terms"
 
 TERM_COUNTS = {
     MathyEnvDifficulty.easy: (5, 7),
@@ -48,9 +52,9 @@ class PolyGroupLikeTerms(GoalEnv):
     revisit; otherwise the `MathyEnv` step rewards.
 
     ## Starting State
-    `group_like_terms` (in this file): a shuffled sum of 5-7 terms (easy), 5-10
-    (normal) or 11-16 (hard) with one or more kinds of term split apart.
-    Complexity is the number of terms.
+    `poly_group_like_terms_problem` (in this file): a shuffled sum of 5-7 terms
+    (easy), 5-10 (normal) or 11-16 (hard) with one or more kinds of term split
+    apart. Complexity is the number of terms.
 
     ## Episode End
     Won when each kind of term forms one run; lost after `complexity * 4` moves or
@@ -61,17 +65,25 @@ class PolyGroupLikeTerms(GoalEnv):
     """
 
     def get_env_namespace(self) -> str:
-        return "mathy.polynomials.group_like_terms"
+        return NAMESPACE
 
     def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
         return like_terms_grouped(expression)
 
     def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        low, high = TERM_COUNTS[params.difficulty]
-        text, complexity = group_like_terms(
-            self.np_random, rand_int(self.np_random, low, high)
+        return poly_group_like_terms_problem(
+            self.np_random, params, namespace=self.get_env_namespace()
         )
-        return MathyEnvProblem(text, complexity, self.get_env_namespace())
+
+
+def poly_group_like_terms_problem(
+    rng: np.random.Generator, params: MathyEnvProblemArgs, *, namespace: str = NAMESPACE
+) -> MathyEnvProblem:
+    """A PolyGroupLikeTerms problem: `group_like_terms` with a term count drawn
+    from `TERM_COUNTS[params.difficulty]`."""
+    low, high = TERM_COUNTS[generator_difficulty(rng, params, namespace)]
+    text, complexity = group_like_terms(rng, rand_int(rng, low, high))
+    return MathyEnvProblem(text, complexity, namespace)
 
 
 def group_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedProblem:
@@ -96,4 +108,10 @@ def group_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedProbl
     return retry(build, tree_check(like_terms_grouped), "group_like_terms")
 
 
-__all__ = ("PolyGroupLikeTerms", "TERM_COUNTS", "group_like_terms")
+__all__ = (
+    "NAMESPACE",
+    "PolyGroupLikeTerms",
+    "TERM_COUNTS",
+    "group_like_terms",
+    "poly_group_like_terms_problem",
+)

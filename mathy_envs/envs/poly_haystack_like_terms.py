@@ -1,6 +1,7 @@
 """PolyHaystackLikeTerms: find the one pair of like terms in a sum.
 
-Its generator, `haystack_like_terms`, is below the env."""
+Its generator, `poly_haystack_like_terms_problem` (built on `haystack_like_terms`),
+is below the env."""
 
 from typing import Any, List, Optional, Sequence, Tuple, Type
 
@@ -20,7 +21,10 @@ from ..problems import GeneratedProblem, rand_int, rand_templates, rand_term, re
 from ..state import MathyEnvState
 from ..terms import like_term_indexes, term_indexes
 from ..types import EnvRewards, MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
+from .generation import generator_difficulty
 from .goal import GoalEnv
+
+NAMESPACE = "mathy.polynomials.haystack.like.terms"
 
 TERM_COUNTS = {
     MathyEnvDifficulty.easy: (3, 8),
@@ -53,9 +57,9 @@ class PolyHaystackLikeTerms(GoalEnv):
     divided by the largest term index (clipped so it is in [-2, -1]).
 
     ## Starting State
-    `haystack_like_terms` (in this file): 3-8 terms (easy), 4-7 (normal) or 5-12
-    (hard), each a coefficient times a variable (sometimes with an exponent).
-    Complexity is 2.
+    `poly_haystack_like_terms_problem` (in this file): 3-8 terms (easy), 4-7
+    (normal) or 5-12 (hard), each a coefficient times a variable (sometimes with
+    an exponent). Complexity is 2.
 
     ## Episode End
     Won on acting at a like term; lost after `complexity` (2) moves or on a fourth
@@ -74,7 +78,7 @@ class PolyHaystackLikeTerms(GoalEnv):
         super().__init__(preferred_term_commute=preferred_term_commute, **kwargs)
 
     def get_env_namespace(self) -> str:
-        return "mathy.polynomials.haystack.like.terms"
+        return NAMESPACE
 
     def get_rewarding_actions(self, state: MathyEnvState) -> List[Type[BaseRule]]:
         return [RestateSubtractionRule]
@@ -119,11 +123,19 @@ class PolyHaystackLikeTerms(GoalEnv):
         return EnvRewards.LOSE - min(1.0, distance / max(1, max(terms)))
 
     def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        low, high = TERM_COUNTS[params.difficulty]
-        text, complexity = haystack_like_terms(
-            self.np_random, rand_int(self.np_random, low, high)
+        return poly_haystack_like_terms_problem(
+            self.np_random, params, namespace=self.get_env_namespace()
         )
-        return MathyEnvProblem(text, complexity, self.get_env_namespace())
+
+
+def poly_haystack_like_terms_problem(
+    rng: np.random.Generator, params: MathyEnvProblemArgs, *, namespace: str = NAMESPACE
+) -> MathyEnvProblem:
+    """A PolyHaystackLikeTerms problem: `haystack_like_terms` with a term count
+    drawn from `TERM_COUNTS[params.difficulty]`."""
+    low, high = TERM_COUNTS[generator_difficulty(rng, params, namespace)]
+    text, complexity = haystack_like_terms(rng, rand_int(rng, low, high))
+    return MathyEnvProblem(text, complexity, namespace)
 
 
 def haystack_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedProblem:
@@ -142,4 +154,10 @@ def haystack_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedPr
     return retry(build, lambda parsed: False, "haystack_like_terms")
 
 
-__all__ = ("PolyHaystackLikeTerms", "TERM_COUNTS", "haystack_like_terms")
+__all__ = (
+    "NAMESPACE",
+    "PolyHaystackLikeTerms",
+    "TERM_COUNTS",
+    "haystack_like_terms",
+    "poly_haystack_like_terms_problem",
+)

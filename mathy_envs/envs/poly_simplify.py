@@ -1,6 +1,7 @@
 """PolySimplify: combine like terms until the polynomial is fully simplified.
 
-Its generator, `simplify_terms`, is below the env."""
+Its generator, `poly_simplify_problem` (built on `simplify_terms`), is below the
+env."""
 
 from typing import Any, List, Optional, Sequence
 
@@ -20,7 +21,10 @@ from ..problems import (
 )
 from ..terms import is_simplified
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
+from .generation import generator_difficulty
 from .goal import SimplifyGoalEnv
+
+NAMESPACE = "mathy.polynomials.simplify"
 
 TERM_COUNTS = {
     MathyEnvDifficulty.easy: (2, 5),
@@ -51,7 +55,7 @@ class PolySimplify(SimplifyGoalEnv):
     -0.01, time step -0.01, revisits -0.02 per visit).
 
     ## Starting State
-    `simplify_terms` (in this file): a sum of terms with at least one group of
+    `poly_simplify_problem` (in this file): a sum of terms with at least one group of
     like terms, sometimes shuffled or partly parenthesized: 2-5 terms (easy), 4-7
     (normal), 4-9 (hard). Complexity is the number of terms.
 
@@ -72,13 +76,27 @@ class PolySimplify(SimplifyGoalEnv):
             raise ValueError("ops must name at least one operator")
 
     def get_env_namespace(self) -> str:
-        return "mathy.polynomials.simplify"
+        return NAMESPACE
 
     def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        low, high = TERM_COUNTS[params.difficulty]
-        num_terms = rand_int(self.np_random, low, high)
-        text, complexity = simplify_terms(self.np_random, num_terms, ops=self.ops)
-        return MathyEnvProblem(text, complexity, self.get_env_namespace())
+        return poly_simplify_problem(
+            self.np_random, params, ops=self.ops, namespace=self.get_env_namespace()
+        )
+
+
+def poly_simplify_problem(
+    rng: np.random.Generator,
+    params: MathyEnvProblemArgs,
+    *,
+    ops: Sequence[str] = ("+",),
+    namespace: str = NAMESPACE,
+) -> MathyEnvProblem:
+    """A PolySimplify problem: `simplify_terms` with a term count drawn from
+    `TERM_COUNTS[params.difficulty]`."""
+    low, high = TERM_COUNTS[generator_difficulty(rng, params, namespace)]
+    num_terms = rand_int(rng, low, high)
+    text, complexity = simplify_terms(rng, num_terms, ops=ops)
+    return MathyEnvProblem(text, complexity, namespace)
 
 
 def simplify_terms(
@@ -119,4 +137,10 @@ def simplify_terms(
     return retry(build, tree_check(is_simplified), "simplify_terms")
 
 
-__all__ = ("PolySimplify", "TERM_COUNTS", "simplify_terms")
+__all__ = (
+    "NAMESPACE",
+    "PolySimplify",
+    "TERM_COUNTS",
+    "poly_simplify_problem",
+    "simplify_terms",
+)

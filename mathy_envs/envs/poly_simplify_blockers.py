@@ -1,6 +1,7 @@
 """PolySimplifyBlockers: move a like term around blockers, then simplify.
 
-Its generator, `commute_blockers`, is below the env."""
+Its generator, `poly_simplify_blockers_problem` (built on `commute_blockers`), is
+below the env."""
 
 from typing import Sequence
 
@@ -18,7 +19,10 @@ from ..problems import (
 )
 from ..terms import is_simplified
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
+from .generation import generator_difficulty
 from .goal import SimplifyGoalEnv
+
+NAMESPACE = "mathy.polynomials.commute_then_simplify"
 
 BLOCKER_COUNTS = {
     MathyEnvDifficulty.easy: (1, 2),
@@ -48,9 +52,9 @@ class PolySimplifyBlockers(SimplifyGoalEnv):
     rewards.
 
     ## Starting State
-    `commute_blockers` (in this file): a like pair around 1-2 blockers (easy), 2-4
-    (normal) or 3-6 (hard), either alone or inside a four-term frame. Complexity
-    is the number of terms.
+    `poly_simplify_blockers_problem` (in this file): a like pair around 1-2
+    blockers (easy), 2-4 (normal) or 3-6 (hard), either alone or inside a
+    four-term frame. Complexity is the number of terms.
 
     ## Episode End
     Won when no like terms remain and every term is in preferred form; lost after
@@ -61,14 +65,22 @@ class PolySimplifyBlockers(SimplifyGoalEnv):
     """
 
     def get_env_namespace(self) -> str:
-        return "mathy.polynomials.commute_then_simplify"
+        return NAMESPACE
 
     def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        low, high = BLOCKER_COUNTS[params.difficulty]
-        text, complexity = commute_blockers(
-            self.np_random, rand_int(self.np_random, low, high)
+        return poly_simplify_blockers_problem(
+            self.np_random, params, namespace=self.get_env_namespace()
         )
-        return MathyEnvProblem(text, complexity, self.get_env_namespace())
+
+
+def poly_simplify_blockers_problem(
+    rng: np.random.Generator, params: MathyEnvProblemArgs, *, namespace: str = NAMESPACE
+) -> MathyEnvProblem:
+    """A PolySimplifyBlockers problem: `commute_blockers` with a blocker count
+    drawn from `BLOCKER_COUNTS[params.difficulty]`."""
+    low, high = BLOCKER_COUNTS[generator_difficulty(rng, params, namespace)]
+    text, complexity = commute_blockers(rng, rand_int(rng, low, high))
+    return MathyEnvProblem(text, complexity, namespace)
 
 
 def commute_blockers(rng: np.random.Generator, num_blockers: int) -> GeneratedProblem:
@@ -99,4 +111,10 @@ def _parenthesized(terms: Sequence[str]) -> str:
     return f"({inner})" if len(terms) > 1 else inner
 
 
-__all__ = ("BLOCKER_COUNTS", "PolySimplifyBlockers", "commute_blockers")
+__all__ = (
+    "BLOCKER_COUNTS",
+    "NAMESPACE",
+    "PolySimplifyBlockers",
+    "commute_blockers",
+    "poly_simplify_blockers_problem",
+)

@@ -68,9 +68,10 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             registered observation type
         render_mode: None, "ansi" (render returns the state line) or "human"
             (render prints it)
-        env_kwargs: keywords for `env_class` (`max_seq_len`, `rules`, ...);
-            `invalid_action_response` defaults to "penalize" here so an
-            unmasked agent can't crash a training run
+        env_kwargs: keywords for `env_class`: every `MathyEnv` keyword
+            (`max_seq_len`, `rules`, `seed`, `reward_scheme`, `generator`, ...)
+            and the class's own; `invalid_action_response` defaults to
+            "penalize" here so an unmasked agent can't crash a training run
 
     Observations are normalized (every value in [0, 1]). `info["action_mask"]`
     (int8, length `action_size`) comes with every reset and step; step infos also
@@ -359,7 +360,9 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         if self.repeat_problem and self._problem is not None:
             return mathy.state_from_problem(self._problem, config), None
         for _ in range(MAX_RESET_ATTEMPTS):
-            problem = mathy.problem_fn(config)
+            # `generate_problem`, not `problem_fn`: an env built with a
+            # `generator=` draws its problems from it.
+            problem = mathy.generate_problem(config)
             if mathy.node_count(problem.text) <= mathy.max_seq_len:
                 return mathy.state_from_problem(problem, config), problem
         raise ValueError(

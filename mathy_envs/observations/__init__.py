@@ -31,7 +31,7 @@ state.to_observation(obs_type="sizes")
 from typing import Union
 
 from ..limits import DEFAULT_MAX_SEQ_LEN
-from ..parsing import MAX_TYPE_ID
+from ..layout import MAX_TYPE_ID
 from .common import (
     NODE_FEATURES,
     FloatArray,
@@ -41,6 +41,8 @@ from .common import (
     ObservationInputs,
     ObservationKind,
     ObservationType,
+    ObservedAgent,
+    ObservedState,
     action_mask,
     action_mask_space,
     as_matrix,
@@ -54,14 +56,17 @@ from .common import (
     node_values,
     write_mask,
 )
-from .flat import FlatObservationKind, flat_observation
-from .graph import GraphObservationKind, MathyGraphObservation, graph_observation
+from .build import observe, plain_observation, problem_hash
+from .flat import FLAT, FlatObservationKind, flat_observation
+from .graph import GRAPH, GraphObservationKind, MathyGraphObservation, graph_observation
 from .hierarchical import (
+    HIERARCHICAL,
     HierarchicalObservationKind,
     MathyHierarchicalObservation,
     hierarchical_observation,
 )
 from .message_passing import (
+    MESSAGE_PASSING,
     MathyMessagePassingObservation,
     MessagePassingObservationKind,
     message_passing_observation,
@@ -84,6 +89,10 @@ MathyObservationUnion = Union[
 
 __all__ = (
     "DEFAULT_MAX_SEQ_LEN",
+    "FLAT",
+    "GRAPH",
+    "HIERARCHICAL",
+    "MESSAGE_PASSING",
     "FlatObservationKind",
     "FloatArray",
     "GraphObservationKind",
@@ -101,6 +110,8 @@ __all__ = (
     "ObservationInputs",
     "ObservationKind",
     "ObservationType",
+    "ObservedAgent",
+    "ObservedState",
     "action_mask",
     "action_mask_space",
     "as_matrix",
@@ -118,6 +129,9 @@ __all__ = (
     "node_types",
     "node_values",
     "observation_types",
+    "observe",
+    "plain_observation",
+    "problem_hash",
     "register_observation",
     "to_observation_type",
     "unregister_observation",

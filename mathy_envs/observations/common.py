@@ -17,6 +17,7 @@ from typing import (
     List,
     NamedTuple,
     Optional,
+    Protocol,
     Sequence,
     Tuple,
     TypeVar,
@@ -26,12 +27,10 @@ from typing import (
 import numpy as np
 import numpy.typing as npt
 
-from ..parsing import NodeLayout
+from ..layout import NodeLayout
 
 if TYPE_CHECKING:  # gymnasium is optional: spaces import it when they are built
     from gymnasium import spaces
-
-    from ..state import MathyEnvState
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
@@ -42,6 +41,33 @@ MoveMask = Union[Sequence[Sequence[int]], npt.NDArray[Any]]
 """A `(num_rules, num_nodes)` valid-move mask, as nested lists or an array."""
 
 ObservationT = TypeVar("ObservationT")
+
+
+class ObservedAgent(Protocol):
+    """What an observation reads of a state's agent (`MathyAgentState` has it)."""
+
+    @property
+    def problem(self) -> str: ...
+    @property
+    def problem_type(self) -> str: ...
+    @property
+    def moves_remaining(self) -> int: ...
+    @property
+    def history(self) -> Sequence[Tuple[str, Tuple[int, int]]]: ...
+
+
+class ObservedState(Protocol):
+    """What an observation reads of a state (`MathyEnvState` has it): its agent,
+    its episode constants and the fraction of its moves used."""
+
+    @property
+    def agent(self) -> ObservedAgent: ...
+    @property
+    def max_moves(self) -> int: ...
+    @property
+    def num_rules(self) -> int: ...
+    @property
+    def time(self) -> float: ...
 
 
 class ObservationType(str, Enum):
@@ -236,7 +262,7 @@ class ObservationInputs(NamedTuple):
     reading them by name on the hot path).
     """
 
-    state: "MathyEnvState"
+    state: ObservedState
     layout: NodeLayout
     problem_hash: Tuple[float, float]
     time: float
@@ -354,6 +380,8 @@ __all__ = (
     "ObservationInputs",
     "ObservationKind",
     "ObservationType",
+    "ObservedAgent",
+    "ObservedState",
     "action_mask",
     "action_mask_space",
     "as_matrix",

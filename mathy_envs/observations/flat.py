@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ..parsing import NodeLayout
+from ..layout import NodeLayout
 from .common import (
     FloatArray,
     ObservationInputs,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Dict, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ..parsing import NodeLayout
+from ..layout import NodeLayout
 from .common import (
     NODE_FEATURES,
     FloatArray,

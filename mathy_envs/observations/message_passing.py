@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Dict, NamedTuple
 
 import numpy as np
 
-from ..parsing import NodeLayout
+from ..layout import NodeLayout
 from .common import (
     FloatArray,
     IntArray,

@@ -2,6 +2,7 @@
 
 from typing import Optional
 
+import mathy_envs  # before mathy_core, which needs it first on Python 3.13
 from mathy_core import ConstantExpression, MathExpression
 
 from mathy_envs import (

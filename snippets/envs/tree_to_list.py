@@ -1,4 +1,5 @@
 from typing import List
+import mathy_envs  # before mathy_core, which needs it first on Python 3.13
 from mathy_core import ExpressionParser, MathExpression
 parser = ExpressionParser()
 expression: MathExpression = parser.parse("4 + 2x")

@@ -1,5 +1,6 @@
 """The three node orders, checked against the observations that use them."""
 
+import mathy_envs  # before mathy_core, which needs it first on Python 3.13
 from mathy_core import ExpressionParser, MathExpression
 
 from mathy_envs import MathyEnvState

@@ -1,10 +1,14 @@
-"""The eight built-in environments.
+"""The built-in environments, every task of `ENV_TASKS`.
 
 Expected values are derived independently of `mathy_envs`: problems are re-parsed
 with a fresh mathy_core `ExpressionParser`, terms are counted with `get_terms`,
 likeness comes from mathy_core's `terms_are_like`, the goals are recomputed from
 their documented definitions, and the difficulty ranges, namespaces and move budgets are
 copied from the documented table (not from the env modules).
+
+Every test is parametrized from `ENV_TASKS`; what a test needs to know of one env
+is keyed by its task name (`FAMILIES`, `HAND_MADE`, `EPISODES`), and a registered
+task with no entry fails with a message saying what to add.
 """
 
 import json
@@ -323,8 +327,8 @@ def won_haystack(previous: str, action: Tuple[int, int], text: str) -> bool:
     return action[1] in like_term_node_indexes(parse(previous))
 
 
-FAMILIES: List[Family] = [
-    Family(
+FAMILIES: Dict[str, Family] = {
+    "poly": Family(
         PolySimplify,
         "mathy.polynomials.simplify",
         {EASY: (2, 5), NORMAL: (4, 7), HARD: (4, 9)},
@@ -332,7 +336,7 @@ FAMILIES: List[Family] = [
         check_simplify,
         won_simplified,
     ),
-    Family(
+    "poly-blockers": Family(
         PolySimplifyBlockers,
         "mathy.polynomials.commute_then_simplify",
         {EASY: (1, 2), NORMAL: (2, 4), HARD: (3, 6)},
@@ -340,7 +344,7 @@ FAMILIES: List[Family] = [
         check_blockers,
         won_simplified,
     ),
-    Family(
+    "poly-combine": Family(
         PolyCombineInPlace,
         "mathy.polynomials.combine.in.place",
         {EASY: (6, 12), NORMAL: (9, 16), HARD: (16, 22)},
@@ -348,7 +352,7 @@ FAMILIES: List[Family] = [
         check_combine,
         won_simplified,
     ),
-    Family(
+    "poly-commute": Family(
         PolyCommuteLikeTerms,
         "mathy.polynomials.commute.like.terms",
         {EASY: (1, 2), NORMAL: (2, 3), HARD: (5, 9)},
@@ -356,7 +360,7 @@ FAMILIES: List[Family] = [
         check_commute,
         won_commute,
     ),
-    Family(
+    "poly-grouping": Family(
         PolyGroupLikeTerms,
         "mathy.polynomials.group_like_terms",
         {EASY: (5, 7), NORMAL: (5, 10), HARD: (11, 16)},
@@ -364,7 +368,7 @@ FAMILIES: List[Family] = [
         check_group,
         won_group,
     ),
-    Family(
+    "poly-like-terms-haystack": Family(
         PolyHaystackLikeTerms,
         "mathy.polynomials.haystack.like.terms",
         {EASY: (3, 8), NORMAL: (4, 7), HARD: (5, 12)},
@@ -372,7 +376,7 @@ FAMILIES: List[Family] = [
         check_haystack,
         won_haystack,
     ),
-    Family(
+    "complex": Family(
         ComplexSimplify,
         "mathy.monomials.complex_simplify",
         {EASY: (2, 3), NORMAL: (3, 5), HARD: (4, 7)},
@@ -380,7 +384,7 @@ FAMILIES: List[Family] = [
         check_complex,
         won_simplified,
     ),
-    Family(
+    "binomial": Family(
         BinomialDistribute,
         "mathy.binomials.mulptiply",
         {EASY: (3, 4), NORMAL: (3, 4), HARD: (3, 4)},
@@ -388,14 +392,36 @@ FAMILIES: List[Family] = [
         check_binomial,
         won_simplified,
     ),
-]
-BY_CLASS = {family.cls: family for family in FAMILIES}
+}
+"""Task name -> the documented row of its environment."""
+
+
+def documented(task: str) -> Family:
+    """The documented row of a registered task; a clear failure when it has none."""
+    family = FAMILIES.get(task)
+    if family is None:
+        pytest.fail(
+            f"the registered task {task!r} ({ENV_TASKS[task].__name__}) has no "
+            f"documented row: add FAMILIES[{task!r}] to {__file__}"
+        )
+    assert family.cls is ENV_TASKS[task], (
+        f"FAMILIES[{task!r}] documents {family.cls.__name__}, but the task is "
+        f"registered for {ENV_TASKS[task].__name__}"
+    )
+    return family
+
+
+@pytest.fixture
+def family(task: str) -> Family:
+    return documented(task)
+
+
 CASES = [
-    pytest.param(family, difficulty, id=f"{family.cls.__name__}-{difficulty.value}")
-    for family in FAMILIES
+    pytest.param(task, difficulty, id=f"{env_class.__name__}-{difficulty.value}")
+    for task, env_class in ENV_TASKS.items()
     for difficulty in MathyEnvDifficulty
 ]
-EASY_CASES = [pytest.param(family, id=family.cls.__name__) for family in FAMILIES]
+EASY_CASES = [pytest.param(task, id=env_class.__name__) for task, env_class in ENV_TASKS.items()]
 
 
 # -- registration, namespaces, rules, budgets ------------------------------------------
@@ -405,12 +431,14 @@ def test_builtin_envs_follow_the_registry() -> None:
     # MATHY_BUILTIN_ENVS is derived from ENV_TASKS, the one registry
     assert MATHY_BUILTIN_ENVS == list(ENV_TASKS.values())
     assert len(MATHY_BUILTIN_ENVS) == len(set(MATHY_BUILTIN_ENVS)) == len(ENV_TASKS)
-    assert set(MATHY_BUILTIN_ENVS) == set(BY_CLASS)
+    assert set(MATHY_BUILTIN_ENVS) == {documented(task).cls for task in ENV_TASKS}
     for cls in MATHY_BUILTIN_ENVS:
         assert issubclass(cls, MathyEnv)
+    stale = sorted(set(FAMILIES) - set(ENV_TASKS))
+    assert not stale, f"FAMILIES documents tasks that are not registered: {stale}"
 
 
-@pytest.mark.parametrize("family", EASY_CASES)
+@pytest.mark.parametrize("task", EASY_CASES)
 def test_namespace_rules_and_rewards(family: Family) -> None:
     env = family.cls()
     assert env.get_env_namespace() == family.namespace
@@ -435,7 +463,7 @@ def test_namespace_rules_and_rewards(family: Family) -> None:
         assert penalizing == {AssociativeSwapRule, DistributiveMultiplyRule}
 
 
-@pytest.mark.parametrize("family", EASY_CASES)
+@pytest.mark.parametrize("task", EASY_CASES)
 def test_env_kwargs_pass_through(family: Family) -> None:
     env = family.cls(max_seq_len=64, invalid_action_response="penalize", seed=3)
     assert env.max_seq_len == 64
@@ -458,7 +486,7 @@ def test_haystack_commutes_preferred_terms_by_default() -> None:
     assert not strict_mask[:, 1].any()
 
 
-@pytest.mark.parametrize("family", EASY_CASES)
+@pytest.mark.parametrize("task", EASY_CASES)
 def test_max_moves_follow_the_table(family: Family) -> None:
     env = family.cls()
     for complexity in (1, 2, 3, 7, 12):
@@ -472,7 +500,7 @@ def test_max_moves_follow_the_table(family: Family) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("family,difficulty", CASES)
+@pytest.mark.parametrize("task,difficulty", CASES)
 def test_generated_problems_match_the_table(
     family: Family, difficulty: MathyEnvDifficulty
 ) -> None:
@@ -532,59 +560,96 @@ def test_binomial_forms_and_hard_features() -> None:
 
 # -- hand-made wins and non-wins ---------------------------------------------------------
 
-HAND_MADE: List[Tuple[Type[MathyEnv], str, bool]] = [
-    (PolySimplify, "4x + 2y", True),
-    (PolySimplify, "x^2 + x + 3", True),
-    (PolySimplify, "4x + 2y + x", False),
-    (PolySimplify, "x * 4 + y", False),
-    (PolySimplifyBlockers, "5x + (y + f)", True),
-    (PolySimplifyBlockers, "7a + (2f + j) + 5x + 3d", True),
-    (PolySimplifyBlockers, "4x + (y + f) + x", False),
-    (PolySimplifyBlockers, "7a + 4x + (2f + j) + x + 3d", False),
-    (PolyCombineInPlace, "3a + 6x + 5b + 7c + y^2", True),
-    (PolyCombineInPlace, "3a + 4x + 2x + 5b + 7c + y^2", False),
-    (PolyCombineInPlace, "3a + (4 + 2) * x + 5b + 7c + y^2", False),
-    (PolyCommuteLikeTerms, "4x + 2x + y", True),
-    (PolyCommuteLikeTerms, "y + 4x + 2x", True),
-    (PolyCommuteLikeTerms, "5b + 7a + 2z + z + 3m", True),
-    (PolyCommuteLikeTerms, "4x + y + 2x", False),
-    (PolyCommuteLikeTerms, "5b + 2z + 7a + 8k + z + 3m", False),
-    (PolyCommuteLikeTerms, "4x + 2y", False),
-    (PolyGroupLikeTerms, "4x + x + 2y", True),
-    (PolyGroupLikeTerms, "2y + 4x + x", True),
-    (PolyGroupLikeTerms, "x^2 + 3x + 5x + 2y + y", True),
-    (PolyGroupLikeTerms, "4x + (x + 2y)", True),
-    (PolyGroupLikeTerms, "4x + 2y + x", False),
-    (PolyGroupLikeTerms, "x^2 + 3x + 5x^2", False),
-    (PolyGroupLikeTerms, "4x + (2y + x)", False),
-    (PolyGroupLikeTerms, "3 + x + 4", False),
-    (PolyGroupLikeTerms, "(4 + 2) * x + y + (3 + 5) * z", True),
-    (PolyGroupLikeTerms, "(4 + 2) * x + y + 3z + 2y", False),
-    (PolyGroupLikeTerms, "(4 + 2) * x + y + 3x", False),
-    (PolyGroupLikeTerms, "3x + (4 + 2) * x + y", True),
-    (PolyGroupLikeTerms, "x * 4 + x + 2y", True),
-    (ComplexSimplify, "56x^2", True),
-    (ComplexSimplify, "x^3", True),
-    (ComplexSimplify, "4x * 3x", False),
-    (ComplexSimplify, "2x * x", False),
-    (ComplexSimplify, "x * 4", False),
-    (ComplexSimplify, "4x * 2y * 7q", False),
-    (BinomialDistribute, "x^2 + 5x + 6", True),
-    (BinomialDistribute, "k^2 + 2k", True),
-    (BinomialDistribute, "(x + 2)(x + 3)", False),
-    (BinomialDistribute, "(k + 2) * k", False),
-    (BinomialDistribute, "x^2 + 3x + 2x + 6", False),
-    (BinomialDistribute, "x * x + 5x + 6", False),
-]
+HAND_MADE: Dict[str, List[Tuple[str, bool]]] = {
+    "poly": [
+        ("4x + 2y", True),
+        ("x^2 + x + 3", True),
+        ("4x + 2y + x", False),
+        ("x * 4 + y", False),
+    ],
+    "poly-blockers": [
+        ("5x + (y + f)", True),
+        ("7a + (2f + j) + 5x + 3d", True),
+        ("4x + (y + f) + x", False),
+        ("7a + 4x + (2f + j) + x + 3d", False),
+    ],
+    "poly-combine": [
+        ("3a + 6x + 5b + 7c + y^2", True),
+        ("3a + 4x + 2x + 5b + 7c + y^2", False),
+        ("3a + (4 + 2) * x + 5b + 7c + y^2", False),
+    ],
+    "poly-commute": [
+        ("4x + 2x + y", True),
+        ("y + 4x + 2x", True),
+        ("5b + 7a + 2z + z + 3m", True),
+        ("4x + y + 2x", False),
+        ("5b + 2z + 7a + 8k + z + 3m", False),
+        ("4x + 2y", False),
+    ],
+    "poly-grouping": [
+        ("4x + x + 2y", True),
+        ("2y + 4x + x", True),
+        ("x^2 + 3x + 5x + 2y + y", True),
+        ("4x + (x + 2y)", True),
+        ("4x + 2y + x", False),
+        ("x^2 + 3x + 5x^2", False),
+        ("4x + (2y + x)", False),
+        ("3 + x + 4", False),
+        ("(4 + 2) * x + y + (3 + 5) * z", True),
+        ("(4 + 2) * x + y + 3z + 2y", False),
+        ("(4 + 2) * x + y + 3x", False),
+        ("3x + (4 + 2) * x + y", True),
+        ("x * 4 + x + 2y", True),
+    ],
+    # won by acting at a like term, not by a text: see the PolyHaystackLikeTerms
+    # tests below
+    "poly-like-terms-haystack": [],
+    "complex": [
+        ("56x^2", True),
+        ("x^3", True),
+        ("4x * 3x", False),
+        ("2x * x", False),
+        ("x * 4", False),
+        ("4x * 2y * 7q", False),
+    ],
+    "binomial": [
+        ("x^2 + 5x + 6", True),
+        ("k^2 + 2k", True),
+        ("(x + 2)(x + 3)", False),
+        ("(k + 2) * k", False),
+        ("x^2 + 3x + 2x + 6", False),
+        ("x * x + 5x + 6", False),
+    ],
+}
+"""Task name -> texts whose win (or not) is reasoned out by hand."""
+
+
+@pytest.mark.parametrize("task", EASY_CASES)
+def test_every_registered_task_has_hand_made_states(task: str) -> None:
+    if task not in HAND_MADE:
+        pytest.fail(
+            f"the registered task {task!r} has no hand-made states: add "
+            f"HAND_MADE[{task!r}] (won and not won texts) to {__file__}"
+        )
+    cases = HAND_MADE[task]
+    if cases:  # an empty list says the task's wins are tested on their own
+        assert {wins for _, wins in cases} == {True, False}, task
+    stale = sorted(set(HAND_MADE) - set(ENV_TASKS))
+    assert not stale, f"HAND_MADE holds tasks that are not registered: {stale}"
 
 
 @pytest.mark.parametrize(
-    "cls,text,wins", [pytest.param(c, t, w, id=f"{c.__name__}:{t}") for c, t, w in HAND_MADE]
+    "task,text,wins",
+    [
+        pytest.param(task, text, wins, id=f"{ENV_TASKS[task].__name__}:{text}")
+        for task in ENV_TASKS
+        for text, wins in HAND_MADE.get(task, [])
+    ],
 )
-def test_hand_made_states(cls: Type[MathyEnv], text: str, wins: bool) -> None:
+def test_hand_made_states(task: str, text: str, wins: bool) -> None:
     # the expectation above is reasoned out by hand; the oracle must agree with it
-    assert BY_CLASS[cls].won(text, (-1, -1), text) == wins
-    env = cls()
+    assert documented(task).won(text, (-1, -1), text) == wins
+    env = ENV_TASKS[task]()
     start = env.state_from_text(text, max_moves=10)
     step = env.get_state_transition(start)
     later = start.get_out_state(text, (1, 0), 6)  # four moves used
@@ -880,7 +945,7 @@ RELIABILITY_STEPS = 1000
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("family,difficulty", CASES)
+@pytest.mark.parametrize("task,difficulty", CASES)
 def test_masked_random_play_is_reliable(
     family: Family, difficulty: MathyEnvDifficulty
 ) -> None:
@@ -916,24 +981,37 @@ def test_finalize_state_catches_a_changed_value() -> None:
 # plays each problem three times (each a whole episode from the initial state) to
 # save generating 3000 problems. Every step of random play is checked in
 # test_masked_random_play_is_reliable; here only the wins are.
-EPISODES: Dict[Type[MathyEnv], Tuple[int, int]] = {  # (problems, episodes each)
-    PolySimplify: (60, 1),
-    PolySimplifyBlockers: (60, 1),
-    PolyCombineInPlace: (1000, 3),
-    PolyCommuteLikeTerms: (40, 1),
-    PolyGroupLikeTerms: (40, 1),
-    PolyHaystackLikeTerms: (60, 1),
-    ComplexSimplify: (40, 1),
-    BinomialDistribute: (60, 1),
+EPISODES: Dict[str, Tuple[int, int]] = {  # task -> (problems, episodes each)
+    "poly": (60, 1),
+    "poly-blockers": (60, 1),
+    "poly-combine": (1000, 3),
+    "poly-commute": (40, 1),
+    "poly-grouping": (40, 1),
+    "poly-like-terms-haystack": (60, 1),
+    "complex": (40, 1),
+    "binomial": (60, 1),
 }
 
 
+@pytest.mark.parametrize("task", EASY_CASES)
+def test_every_registered_task_has_an_episode_count(task: str) -> None:
+    if task not in EPISODES:
+        pytest.fail(
+            f"the registered task {task!r} has no random-play episode count: measure "
+            f"its easy win rate and add EPISODES[{task!r}] to {__file__}"
+        )
+    stale = sorted(set(EPISODES) - set(ENV_TASKS))
+    assert not stale, f"EPISODES holds tasks that are not registered: {stale}"
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("family", EASY_CASES)
-def test_seeded_random_agent_wins_some_easy_episodes(family: Family) -> None:
+@pytest.mark.parametrize("task", EASY_CASES)
+def test_seeded_random_agent_wins_some_easy_episodes(task: str, family: Family) -> None:
     env = family.cls(seed=2024)
     rng = np.random.default_rng(2025)
-    problems, repeats = EPISODES[family.cls]
+    if task not in EPISODES:
+        pytest.fail(f"no EPISODES[{task!r}] (see test_every_registered_task_has_an_episode_count)")
+    problems, repeats = EPISODES[task]
     wins = 0
     for _ in range(problems):
         start, _ = env.get_initial_state()

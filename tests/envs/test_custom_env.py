@@ -2,8 +2,9 @@
 (a `GoalEnv` subclass with its goal, and its generator as a plain function of a
 `numpy.random.Generator` in the same file), played through everything a
 built-in env gets: `MathyEnv` (start state, steps to a win along a path found by
-a small search), the swarm planner, and the Gymnasium adapter (`check_env`, an
-episode to a win, `register_envs` + `gymnasium.make`).
+a small search), the contract checker (`check_mathy_env`), the swarm planner, and
+the Gymnasium adapter (`check_env`, an episode to a win, `register_envs` +
+`gymnasium.make`).
 
 Wins are judged with mathy_core's own `get_terms` and `is_preferred_term_form`
 (`oracles`), not with the env's verdict alone.
@@ -22,7 +23,9 @@ from oracles import parse, simplified
 from search import shortest_win
 
 import mathy_envs.gym as gym
+from mathy_envs.checker import MathyEnvContractError, check_mathy_env
 from mathy_envs.envs import ENV_TASKS, GoalEnv
+from mathy_envs.rewards import RewardScheme
 from mathy_envs.problems import GeneratedProblem, rand_templates, rand_term, retry
 from mathy_envs.state import MathyEnvState
 from mathy_envs.swarm import SwarmConfig, swarm_solve
@@ -182,6 +185,45 @@ def test_hand_made_path() -> None:
     assert middle.agent.problem == "(4 + 2) * x"
     assert not is_terminal_transition(step)
     play(env, middle, [(0, 1)])
+
+
+# -- through the contract checker -------------------------------------------------------------
+
+
+def test_passes_check_mathy_env() -> None:
+    check_mathy_env(OneTerm())
+    check_mathy_env(OneTerm(max_seq_len=32, seed=3), seed=9, episodes=6)
+
+
+def test_check_mathy_env_catches_a_broken_one_term() -> None:
+    class Unsimplified(OneTerm):
+        """Its generator forgot to reject problems that are already won."""
+
+        def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+            return MathyEnvProblem("6x", 1, self.get_env_namespace())
+
+    with pytest.raises(MathyEnvContractError, match="rule 'start-not-over'"):
+        check_mathy_env(Unsimplified())
+
+
+def test_composes_at_construction() -> None:
+    """`reward_scheme=` and `generator=` work for an env written outside the
+    library too."""
+
+    class Flat(RewardScheme):
+        def rule_used(self, env, state, features):  # type: ignore[no-untyped-def]
+            return None
+
+    def fixed(rng: np.random.Generator, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+        return MathyEnvProblem("4x + 2x", 2, "mathy.test.fixed")
+
+    env = OneTerm(reward_scheme=Flat(), generator=fixed)
+    state, problem = env.get_initial_state()
+    assert problem.text == state.agent.problem == "4x + 2x"
+    # factor out (rule 3) is a helpful move by default, a plain time step here
+    _, step, _ = env.get_next_state(state, (3, 3))
+    assert step.reward == EnvRewards.TIMESTEP
+    check_mathy_env(env)
 
 
 # -- through the swarm planner ----------------------------------------------------------------

@@ -11,7 +11,7 @@ import importlib.util
 from types import ModuleType
 from typing import Any, Dict, Optional, Tuple
 
-import mathy_core  # noqa: F401  (first: its dependency colr warns at import time)
+import mathy_envs  # noqa: F401  (first: it lets mathy_core import on Python 3.13)
 import numpy as np
 
 import gymnasium

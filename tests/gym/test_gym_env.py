@@ -13,7 +13,7 @@ import threading
 import warnings
 from typing import Any, Dict, List, Tuple
 
-import mathy_core  # noqa: F401  (first: its dependency colr warns at import time)
+import mathy_envs  # noqa: F401  (first: it lets mathy_core import on Python 3.13)
 import numpy as np
 import pytest
 
@@ -25,17 +25,7 @@ import mathy_envs.gym
 from helpers import run_python
 from mathy_envs import MathyEnvState, ObservationType
 from oracles import parse
-from mathy_envs.envs import (
-    ENV_TASKS,
-    BinomialDistribute,
-    ComplexSimplify,
-    PolyCombineInPlace,
-    PolyCommuteLikeTerms,
-    PolyGroupLikeTerms,
-    PolyHaystackLikeTerms,
-    PolySimplify,
-    PolySimplifyBlockers,
-)
+from mathy_envs.envs import ENV_TASKS, ComplexSimplify, PolySimplify, PolySimplifyBlockers
 from mathy_envs.gym import (
     GYM_ENV_CLASSES,
     GYM_ENV_IDS,
@@ -52,16 +42,8 @@ from mathy_envs.types import (
     MathyEnvProblemArgs,
 )
 
-TASKS = {
-    "poly": PolySimplify,
-    "poly-blockers": PolySimplifyBlockers,
-    "poly-combine": PolyCombineInPlace,
-    "poly-commute": PolyCommuteLikeTerms,
-    "poly-grouping": PolyGroupLikeTerms,
-    "poly-like-terms-haystack": PolyHaystackLikeTerms,
-    "complex": ComplexSimplify,
-    "binomial": BinomialDistribute,
-}
+TASKS = dict(ENV_TASKS)
+"""Every registered task: each has an id per difficulty."""
 DIFFICULTIES = ["easy", "normal", "hard"]
 EXPECTED_IDS = [f"mathy-{t}-{d}-v0" for t in TASKS for d in DIFFICULTIES]
 OBS_TYPES = ["flat", "graph", "hierarchical", "message_passing"]
@@ -258,6 +240,7 @@ def test_fresh_reimport_in_one_process_never_fails() -> None:
     code = """
 import sys
 import warnings
+import mathy_envs  # before mathy_core: it lets mathy_core import on Python 3.13
 import mathy_core
 import gymnasium
 import mathy_envs.gym
@@ -355,6 +338,66 @@ def test_a_misspelled_keyword_is_a_type_error_naming_it() -> None:
     # Python's own error for an unknown keyword, which wrappers rely on.
     with pytest.raises(TypeError, match="mask_in_obs.*MathyGymEnv's own keywords"):
         gymnasium.make("mathy-poly-easy-v0", mask_in_obs=True)
+
+
+# -- composition: every MathyEnv keyword passes through ------------------------------
+
+FIXED = MathyEnvProblem("4x + 2y + 2x", 3, "mathy.test.fixed")
+
+
+def _fixed_problem(rng: np.random.Generator, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+    assert isinstance(rng, np.random.Generator)
+    return FIXED
+
+
+@pytest.mark.parametrize("env_id", EXPECTED_IDS)
+def test_every_id_takes_a_generator(env_id: str) -> None:
+    """`generator=` reaches the MathyEnv, and reset plays its problems (drawn
+    from the generator `reset(seed=...)` makes)."""
+    seen: List[np.random.Generator] = []
+
+    def fixed(rng: np.random.Generator, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+        seen.append(rng)
+        return _fixed_problem(rng, params)
+
+    env = _make(env_id, generator=fixed)
+    assert env.mathy.generator is fixed
+    obs, info = env.reset(seed=1)
+    assert _problem(env) == FIXED.text
+    assert seen == [env.np_random]
+    assert env.observation_space.contains(obs)
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    # the registered keywords are untouched
+    assert "generator" not in gymnasium.spec(env_id).kwargs
+    _make(env_id).reset(seed=1)
+
+
+def test_a_generator_and_repeat_problem_and_the_factory() -> None:
+    factory = GYM_ENV_CLASSES["mathy-complex-hard-v0"]
+    env = factory(generator=_fixed_problem, repeat_problem=True)
+    for seed in range(3):
+        env.reset(seed=seed)
+        assert _problem(env) == FIXED.text
+    assert env.env_problem_args == MathyEnvProblemArgs(MathyEnvDifficulty.hard)
+
+
+def test_a_generator_whose_problems_never_fit_fails_reset_clearly() -> None:
+    env = _make("mathy-poly-easy-v0", generator=_fixed_problem, max_seq_len=8)
+    with pytest.raises(ValueError, match="max_seq_len=8 is too small"):
+        env.reset(seed=0)
+
+
+@pytest.mark.parametrize("bad", ["simplify_terms", 3])
+def test_a_generator_that_is_not_a_function_is_a_value_error(bad: Any) -> None:
+    with pytest.raises(ValueError, match="generator must be a function"):
+        gymnasium.make("mathy-poly-easy-v0", generator=bad)
+
+
+def test_a_generator_returning_something_else_fails_reset_clearly() -> None:
+    env = _make("mathy-poly-easy-v0", generator=lambda rng, params: "4x + 2x")
+    with pytest.raises(ValueError, match="must return a MathyEnvProblem"):
+        env.reset(seed=0)
+    assert env.state is None  # a failed reset changes nothing
 
 
 def test_unknown_obs_type_is_rejected() -> None:

@@ -10,7 +10,7 @@ plain env played in lockstep.
 import warnings
 from typing import Any, Callable, Dict, Iterator, List
 
-import mathy_core  # noqa: F401  (first: its dependency colr warns at import time)
+import mathy_envs  # noqa: F401  (first: it lets mathy_core import on Python 3.13)
 import numpy as np
 import pytest
 

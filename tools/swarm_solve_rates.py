@@ -13,9 +13,9 @@ swarm iterations and solution lengths, and whether the targets are met (easy: at
 95% solved, normal: at least 90%, median under 2 s; hard is informational). Then
 lists a few failing problems per row.
 
-    python scripts/swarm_solve_rates.py            # N=100, easy and normal
-    python scripts/swarm_solve_rates.py -n 20 -d easy normal hard
-    python scripts/swarm_solve_rates.py --envs poly complex --json rates.json
+    python tools/swarm_solve_rates.py            # N=100, easy and normal
+    python tools/swarm_solve_rates.py -n 20 -d easy normal hard
+    python tools/swarm_solve_rates.py --envs poly complex --json rates.json
 
 Timings are wall clock in one process; run it on an otherwise idle machine.
 """

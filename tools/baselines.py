@@ -3,7 +3,8 @@ built-in environment and difficulty.
 
 Agents:
 
-- `random`: masked random play, uniform over the valid actions of each state.
+- `random`: masked random play, uniform over the valid actions of each state
+  (`mathy_envs.episodes.random_episode`).
 - `swarm`: the swarm planner (`mathy_envs.swarm.swarm_solve`) with the default
   `SwarmConfig` (64 walkers, at most 200 iterations) and a budget of
   `--swarm-steps` environment transitions per problem (default 2,048).
@@ -22,14 +23,14 @@ random agent's generator for problem `i` is seeded with `(seed, i)`, the swarm's
 `SwarmConfig.seed` is `i`, and MaskablePPO's model seed is `--seed`. The results
 depend only on these seeds, never on `--jobs`.
 
-    python scripts/baselines.py --jobs 2     # everything; writes scripts/data/
-    python scripts/baselines.py --quick      # tiny budgets, prints the table only
-    python scripts/baselines.py --quick --envs poly --difficulties easy \\
+    python tools/baselines.py --jobs 2     # everything; writes tools/data/
+    python tools/baselines.py --quick      # tiny budgets, prints the table only
+    python tools/baselines.py --quick --envs poly --difficulties easy \\
         --agents random swarm --json out.json
-    python scripts/baselines.py --render     # rewrite the table from the JSON
+    python tools/baselines.py --render     # rewrite the table from the JSON
 
-The full run writes `scripts/data/baselines.json` (every count, budget and
-seed, plus timings) and `scripts/data/baselines.md` (the table the docs include),
+The full run writes `tools/data/baselines.json` (every count, budget and
+seed, plus timings) and `tools/data/baselines.md` (the table the docs include),
 and prints the table.
 """
 
@@ -51,12 +52,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from mathy_envs.actions import sample_valid_action  # noqa: E402
 from mathy_envs.env import MathyEnv  # noqa: E402
 from mathy_envs.state import MathyEnvState  # noqa: E402
 from mathy_envs.envs import ENV_TASKS  # noqa: E402
+from mathy_envs.episodes import random_episode  # noqa: E402
 from mathy_envs.swarm import SwarmConfig, swarm_solve  # noqa: E402
-from mathy_envs.time_step import is_terminal_transition  # noqa: E402
 from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs  # noqa: E402
 
 AGENTS = ("random", "swarm", "maskable_ppo")
@@ -67,7 +67,7 @@ AGENT_TITLES = {"random": "random", "swarm": "swarm", "maskable_ppo": "MaskableP
 EVAL_SEED_BASE = 1_000_000
 """Problem `i` of every cell is generated from seed `EVAL_SEED_BASE + i`."""
 
-DATA = ROOT / "scripts" / "data"
+DATA = ROOT / "tools" / "data"
 DEFAULT_JSON = DATA / "baselines.json"
 DEFAULT_MARKDOWN = DATA / "baselines.md"
 
@@ -147,14 +147,7 @@ def random_wins(unit: Unit) -> Dict[str, Any]:
     """Masked uniform random play, one episode per problem."""
 
     def solves(env: MathyEnv, state: MathyEnvState, index: int) -> bool:
-        rng = np.random.default_rng([unit.seed, index])
-        while True:
-            action = sample_valid_action(env.valid_moves_array(state), rng)
-            if action is None:
-                return False
-            state, step, _ = env.get_next_state(state, action)
-            if is_terminal_transition(step):
-                return bool(step.reward > 0)
+        return random_episode(env, state, np.random.default_rng([unit.seed, index])).won
 
     return wins(unit, solves)
 

@@ -7,7 +7,7 @@ costly shape near the node limit and prints the time of their first (uncached)
 mask, so a change to the check can be compared with the documented bound
 (about a second at the node limit).
 
-    python scripts/worst_masks.py [--repeat 3]
+    python tools/worst_masks.py [--repeat 3]
 """
 
 import argparse

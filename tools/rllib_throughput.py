@@ -12,8 +12,8 @@ episodes. It also reports the env runners' steps per CPU second (their processes
 CPU time while sampling, in the same best round), which other load hardly changes:
 it shows what batching several envs into one forward pass saves per step.
 
-    python scripts/rllib_throughput.py                      # 1, 2 runners x 1, 4, 8 envs
-    python scripts/rllib_throughput.py --runners 2 --envs 4 --steps 4000
+    python tools/rllib_throughput.py                      # 1, 2 runners x 1, 4, 8 envs
+    python tools/rllib_throughput.py --runners 2 --envs 4 --steps 4000
 
 Needs `pip install torch "ray[rllib]"` besides mathy_envs[gym].
 """

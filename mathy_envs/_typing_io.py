@@ -2,23 +2,15 @@
 
 mathy_core colors its output with colr, and colr does `from typing.io import IO`.
 Python 3.13 removed the `typing.io` pseudo-module (3.11 and 3.12 still have it but
-warn when it is used), so on 3.13 and later `import mathy_core` would fail with
-`ModuleNotFoundError: No module named 'typing.io'`.
+warn when it is used), so on 3.13 and later `import mathy_core` on its own fails
+with `ModuleNotFoundError: No module named 'typing.io'`.
 
 `register()` puts `TYPING_IO`, a plain module named `typing.io`, in `sys.modules`.
 Its `IO`, `TextIO` and `BinaryIO` are the very objects `typing` defines (looked up
-on first use, so registering does not import `typing`). It runs
-
-- at interpreter start on Pythons without `typing.io`, through the one-line
-  `mathy_envs_typing_io.pth` that installing mathy_envs puts in site-packages, so
-  `import mathy_core` works even before `import mathy_envs`;
-- on every Python when `mathy_envs` is imported, before it imports mathy_core, so
-  the hook also works where `.pth` files are not processed (`python -S`) and
-  colr's import does not raise the deprecation warning of 3.11 and 3.12.
-
-This module is top-level (not inside `mathy_envs`) so that the startup hook runs
-only these few lines, not the whole package; it imports nothing but `sys` and
-`types`.
+on first use). `import mathy_envs` runs it before it imports mathy_core, on every
+Python: mathy_core then imports on 3.13, and colr's import does not raise the
+deprecation warning of 3.11 and 3.12. On 3.13, import mathy_envs (or any of its
+modules) before mathy_core.
 """
 
 import sys
@@ -69,21 +61,3 @@ def register() -> None:
     sys.modules[NAME] = TYPING_IO
     if not hasattr(typing, "io"):
         setattr(typing, "io", TYPING_IO)
-
-
-def _register_lazily() -> None:
-    """`register()` without importing `typing` (which takes several milliseconds):
-    only right on Pythons whose `typing` does not register `typing.io` itself."""
-    sys.modules[NAME] = TYPING_IO
-
-
-def register_if_missing() -> None:
-    """`register()` on Pythons whose standard library has no `typing.io` (3.13
-    and later); nothing on older ones. Never raises: it runs at interpreter start
-    from `mathy_envs_typing_io.pth`, where an error would be printed for every
-    Python process of the environment."""
-    try:
-        if sys.version_info >= (3, 13) and NAME not in sys.modules:
-            _register_lazily()
-    except Exception:  # pragma: no cover - defensive, see docstring
-        pass

@@ -1,18 +1,20 @@
-"""`scripts/baselines.py`: the win rates of the random agent and the swarm planner
+"""`tools/baselines.py`: the win rates of the random agent and the swarm planner
 on seeded held-out problems, its results file and the table the Baselines page
-includes. (The MaskablePPO part is in `test_baselines_script_maskable.py`.)"""
+includes. (The MaskablePPO part is in `test_baselines_maskable.py`.)"""
 
 import json
 from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
-from helpers import REPO, load_baselines_script, run_python
+from helpers import REPO, run_python
 
 from mathy_envs.envs import ENV_TASKS
 from mathy_envs.types import MathyEnvDifficulty
 
-baselines = load_baselines_script()
+from . import load_tool
+
+baselines = load_tool("baselines")
 
 DIFFICULTIES = [d.value for d in MathyEnvDifficulty]
 QUICK_CELLS = ["--envs", "poly-commute", "--difficulties", "easy", "normal"]

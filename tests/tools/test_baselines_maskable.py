@@ -1,4 +1,4 @@
-"""`scripts/baselines.py` with MaskablePPO: trained on an easy env, evaluated
+"""`tools/baselines.py` with MaskablePPO: trained on an easy env, evaluated
 greedily on the held-out problems. Needs torch and sb3-contrib."""
 
 import json
@@ -10,9 +10,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from helpers import load_baselines_script  # noqa: E402
+from . import load_tool  # noqa: E402
 
-baselines = load_baselines_script()
+baselines = load_tool("baselines")
 
 
 def maskable_quick_run(tmp_path: Path, name: str) -> Dict[str, Any]:

@@ -1,7 +1,7 @@
 """Measure how this library differs from the published mathy_envs 0.12.5.
 
     python3 -m venv /tmp/vpub && /tmp/vpub/bin/pip install mathy_envs==0.12.5
-    PYTHONPATH=$PWD python scripts/compare_published.py [--problems PROBLEMS.json]
+    PYTHONPATH=$PWD python tools/compare_published.py [--problems PROBLEMS.json]
         [--published-python /tmp/vpub/bin/python] [--limit N] [--json OUT]
 
 The same file runs three ways: as the driver (the default), and as a worker in each
@@ -560,7 +560,7 @@ def main() -> None:
     parser.add_argument("--ours-python", default=sys.executable)
     parser.add_argument(
         "--problems",
-        help="a JSON list of {env, problem, max_moves, ns} (default: scripts/data/benchmark_problems.json)",
+        help="a JSON list of {env, problem, max_moves, ns} (default: tools/data/benchmark_problems.json)",
     )
     parser.add_argument("--limit", type=int, default=None, help="only the first N problems")
     parser.add_argument("--json", default=None, help="also write the results here")

@@ -1,0 +1,123 @@
+"""Admission of a freshly parsed text: `admit` checks it against the supported
+limits (`limits.py`) and decides whether the core rules are known to be exact on
+it (`ParsedExpression.safe`).
+
+Every text is admitted once, when a cache (`caches.py`) first parses it. A safe
+tree is one on which mathy_core's rules can't produce a constant that is out of
+range or inexact; other trees get every action checked (`MathyEnv`), so this
+only decides speed. `SAFE_CONSTANT` and `SAFE_SIZE` are the limits of safe trees.
+"""
+
+from typing import Optional
+
+from mathy_core import (
+    AddExpression,
+    ConstantExpression,
+    EqualExpression,
+    MathExpression,
+    MultiplyExpression,
+    NegateExpression,
+    PowerExpression,
+    SubtractExpression,
+    VariableExpression,
+)
+
+from .expressions import ParsedExpression
+from .limits import MAX_CONSTANT, MAX_DEPTH, MAX_NODES, check_constant, check_size
+from .values import check_defined
+
+SAFE_CONSTANT = 31622
+"""Integer constants up to this size multiply to at most `MAX_CONSTANT`."""
+SAFE_SIZE = min(MAX_DEPTH - 2, (MAX_NODES - 1) // 2)
+"""A tree is safe only if its nodes plus its unary nodes number at most this: one
+step at most doubles a tree, and whatever shape printing and parsing give the
+result, it then stays within `MAX_DEPTH` and `MAX_NODES`."""
+assert SAFE_CONSTANT**2 <= MAX_CONSTANT
+assert 2 * SAFE_SIZE + 1 <= MAX_NODES
+
+
+def admit(entry: ParsedExpression) -> None:
+    """Check a freshly parsed text against the supported limits (`ValueError`
+    naming the limit otherwise) and set `entry.safe`.
+
+    A safe tree is a small polynomial on which mathy_core's core rules are known
+    to be exact: integer constants of at most `SAFE_CONSTANT`, powers only of a
+    variable to a whole constant >= 2, negation only of a variable or such a
+    power (a negated sum can print as `--1`), subtraction only of such a term or
+    of a product whose left factor is one (mathy_core's restate subtraction
+    mishandles the others), and at most `SAFE_SIZE` nodes. Other trees
+    get every action checked (`MathyEnv`), so this only decides speed.
+    """
+    text = entry.text
+    layout = entry.layout
+    nodes = layout.nodes
+    check_size(len(nodes), layout.levels, text)
+    unary = 0
+    safe = True
+    check_value = False
+    # The commonest types first, as locals: this runs for every new text.
+    add, multiply, variable, constant = (
+        AddExpression,
+        MultiplyExpression,
+        VariableExpression,
+        ConstantExpression,
+    )
+    low, high = -SAFE_CONSTANT, SAFE_CONSTANT
+    for node in nodes:
+        kind = type(node)
+        if kind is add or kind is multiply or kind is variable:
+            continue
+        if kind is constant or isinstance(node, constant):
+            value = node.value  # type: ignore[attr-defined]
+            if type(value) is int and low <= value <= high:
+                continue  # within every limit, and safe
+            check_constant(value, text)
+            safe = False
+        elif kind is SubtractExpression:
+            right = node.right
+            if not (_simple_term(right) or (
+                type(right) is MultiplyExpression and _simple_term(right.left)
+            )):
+                safe = False
+        elif kind is NegateExpression:
+            unary += 1
+            child = node.get_child()  # type: ignore[attr-defined]
+            if not (type(child) is VariableExpression or (
+                type(child) is PowerExpression and _simple_power(child)
+            )):
+                safe = False
+        elif kind is PowerExpression and _simple_power(node):
+            continue
+        else:
+            # Division, other powers, factorials, functions, equations.
+            safe = False
+            check_value = True
+            if kind is EqualExpression:
+                entry.has_equation = True
+    if check_value:
+        check_defined(entry.tree, text)
+    entry.safe = safe and len(nodes) + unary <= SAFE_SIZE
+
+
+def _simple_term(node: Optional[MathExpression]) -> bool:
+    """A constant, a variable or a simple power."""
+    kind = type(node)
+    return (
+        kind is ConstantExpression
+        or kind is VariableExpression
+        or (kind is PowerExpression and _simple_power(node))  # type: ignore[arg-type]
+    )
+
+
+def _simple_power(node: MathExpression) -> bool:
+    """`x^k` with a whole constant `2 <= k <= SAFE_CONSTANT`."""
+    exponent = node.right
+    return (
+        type(node.left) is VariableExpression
+        and isinstance(exponent, ConstantExpression)
+        and type(exponent.value) is int
+        and 2 <= exponent.value <= SAFE_CONSTANT
+    )
+
+
+__all__ = ("SAFE_CONSTANT", "SAFE_SIZE", "admit")

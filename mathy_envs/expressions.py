@@ -1,0 +1,64 @@
+"""`ParsedExpression`: a problem text, its parsed tree and the tree's node arrays.
+
+The caches (`caches.py`) hold one entry per text and hand the same entry to every
+caller, who only reads it; a step that rewrites the tree takes it out of the
+cache first (`ExpressionCache.take_tree`). User code is given a `private_entry`
+instead: the same text over its own copy of the tree. When a text is first
+parsed, `admit` (`admission.py`) checks it and sets the entry's `safe` and
+`has_equation`.
+"""
+
+from typing import Tuple
+
+from mathy_core import BaseRule, ExpressionChangeRule, MathExpression
+
+from .layout import NodeLayout
+from .lazy import lazy
+from .tree_ops import apply_rule, copy_tree
+
+
+class ParsedExpression:
+    """A problem text, its parsed tree and the tree's node arrays.
+
+    Node arrays are indexed by action index: node `i` is the `i`-th node from the
+    left (in-order traversal), the node that mask column `i` refers to. While the
+    entry is cached, every caller gets the same tree and layout and only reads
+    them (a step that rewrites the tree takes it out of the cache, `take_tree`).
+    """
+
+    def __init__(self, text: str, tree: MathExpression) -> None:
+        self.text = text
+        self.tree = tree
+        self.shared = False
+        self.safe = False
+        self.has_equation = False
+
+    @lazy
+    def layout(self) -> NodeLayout:
+        return NodeLayout(self.tree)
+
+    @property
+    def nodes(self) -> Tuple[MathExpression, ...]:
+        """The tree's nodes in action (in-order) order."""
+        return self.layout.nodes
+
+    def __len__(self) -> int:
+        return len(self.layout.nodes)
+
+    def rewrite(self, rule: BaseRule, index: int) -> ExpressionChangeRule:
+        """Apply `rule` at the `index`-th node (in-order) of a copy of the tree;
+        the cached tree is left untouched. The new expression is
+        `change.result.get_root()`."""
+        return apply_rule(copy_tree(self.tree), rule, index, self.text)
+
+
+def private_entry(entry: ParsedExpression) -> ParsedExpression:
+    """A `ParsedExpression` of the same text over a copy of its tree: user code may
+    keep or change it without touching the cached entry."""
+    private = ParsedExpression(entry.text, copy_tree(entry.tree))
+    private.safe = entry.safe
+    private.has_equation = entry.has_equation
+    return private
+
+
+__all__ = ("ParsedExpression", "private_entry")

@@ -1,0 +1,104 @@
+"""The package's import graph: one direction, no loop.
+
+`lint-imports` (CI) checks the layers of pyproject.toml's import-linter contracts;
+these tests check what it cannot: every module of the package is in a contract,
+and no import loop exists anywhere, including among modules of one layer.
+"""
+
+import sys
+from pathlib import Path
+from typing import Dict, List, Set
+
+import grimp
+import pytest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    tomllib = pytest.importorskip("tomli")
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _graph_edges() -> Dict[str, Set[str]]:
+    graph = grimp.build_graph("mathy_envs")
+    return {
+        module: set(graph.find_modules_directly_imported_by(module))
+        for module in graph.modules
+    }
+
+
+def _contract_modules() -> Set[str]:
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    listed: Set[str] = set()
+    for contract in config["tool"]["importlinter"]["contracts"]:
+        for layer in contract["layers"]:
+            listed.update(name.strip() for name in layer.replace(":", "|").split("|"))
+    return listed
+
+
+def _loops(edges: Dict[str, Set[str]]) -> List[List[str]]:
+    """The strongly connected components of more than one module (iterative
+    Tarjan), plus modules that import themselves."""
+    index: Dict[str, int] = {}
+    low: Dict[str, int] = {}
+    on_stack: Set[str] = set()
+    stack: List[str] = []
+    loops: List[List[str]] = []
+    counter = 0
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1 or node in edges.get(node, ()):
+                    loops.append(sorted(component))
+    return loops
+
+
+def test_the_import_graph_has_no_loop() -> None:
+    assert _loops(_graph_edges()) == []
+
+
+def test_the_loop_finder_finds_loops() -> None:
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert sorted(_loops(edges)) == [["a", "b", "c"], ["e"]]
+    assert _loops({"a": {"b"}, "b": set()}) == []
+
+
+def test_every_module_is_in_a_layers_contract() -> None:
+    # Packages (`mathy_envs`, `mathy_envs.envs`...) re-export their modules and sit
+    # above them; every other module must be placed in a layer.
+    packages = {"mathy_envs", "mathy_envs.envs", "mathy_envs.gym", "mathy_envs.observations"}
+    modules = set(_graph_edges()) - packages
+    listed = _contract_modules()
+    assert sorted(modules - listed) == []
+    assert sorted(listed - modules - packages) == []
