@@ -166,6 +166,11 @@ def check_mathy_env(env: MathyEnv, *, seed: int = 0, episodes: int = 3) -> None:
             f"got {quote(episodes, 40)}"
         )
     rng = env.np_random
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(
+            f"{type(env).__name__}.np_random must be a numpy.random.Generator (set "
+            f"by env.seed), got {type_name(rng)}"
+        )
     rng_state = rng.bit_generator.state
     try:
         _Checker(env, int(seed)).run(int(episodes))

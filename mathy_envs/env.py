@@ -238,7 +238,7 @@ class MathyEnv(ActionSpace, Rendering):
     def generate_problem(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
         """A problem from the env's `generator` (given `np_random` and `params`)
         when it has one, else from `problem_fn`; a `ValueError` when what they
-        return is not a `MathyEnvProblem`."""
+        return has no text and complexity (a `MathyEnvProblem` has both)."""
         generator = self.generator
         if generator is None:
             problem = self.problem_fn(params)
@@ -246,10 +246,13 @@ class MathyEnv(ActionSpace, Rendering):
         else:
             problem = generator(self.np_random, params)
             source = "the env's generator"
-        if not isinstance(problem, MathyEnvProblem):
+        if not (
+            isinstance(getattr(problem, "text", None), str)
+            and hasattr(problem, "complexity")
+        ):
             raise ValueError(
-                f"{source} must return a MathyEnvProblem, got {type_name(problem)} "
-                f"{quote(problem, 80)}"
+                f"{source} must return a MathyEnvProblem (a text and a complexity), "
+                f"got {type_name(problem)} {quote(problem, 80)}"
             )
         return problem
 
@@ -328,7 +331,9 @@ class MathyEnv(ActionSpace, Rendering):
         out_text = str(change.result.get_root())
         out_state = state.get_out_state(out_text, move, state.agent.moves_remaining - 1)
         if self._scores_by_default():
-            visits = 1 + sum(1 for step in state.agent.history if step.raw == out_text)
+            history = check_state(out_state).agent.history
+            out_text = out_state.agent.problem
+            visits = sum(1 for step in history if step.raw == out_text)
             time_step = self._score(out_state, visits)
         else:
             time_step = self.get_state_transition(out_state)

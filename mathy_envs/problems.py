@@ -13,7 +13,7 @@ families can produce an already-won problem retry (at most `MAX_ATTEMPTS` times)
 with `retry`.
 """
 
-import importlib
+import sys
 import warnings
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -225,7 +225,9 @@ def __getattr__(name: str) -> Any:
         DeprecationWarning,
         stacklevel=2,
     )
-    return getattr(importlib.import_module(path), name)
+    # Not an import (this module sits below `envs`): importing any mathy_envs
+    # module runs the package's `__init__`, which has loaded every env module.
+    return getattr(sys.modules[path], name)
 
 
 __all__ = (

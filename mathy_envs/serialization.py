@@ -5,9 +5,10 @@ field per history step (`raw,rule,node`), all joined by `FIELD_SEPARATOR`:
 
     12@7@11@6x@ns.a@-0.25@4x + 2x,-1,-1@6x,3,1
 
-`to_np` gives the same text as uint8 codes, right padded with spaces. These
-functions are the `MathyEnvState` methods of the same names (`state.to_string()`,
-`MathyEnvState.from_string(text)`, ...) as plain functions.
+`to_np` gives the same text as uint8 codes, right padded with spaces. The
+`MathyEnvState` methods of the same names (`state.to_string()`,
+`MathyEnvState.from_string(text)`, ...) do the same; these functions never call
+them, so a subclass's method may call the function.
 """
 
 from typing import Any, Optional, Type
@@ -15,8 +16,14 @@ from typing import Any, Optional, Type
 import numpy as np
 import numpy.typing as npt
 
-from .state import MathyEnvState, check_state
-from .state_text import FIELD_SEPARATOR, HEADER_FIELDS, STEP_SEPARATOR
+from .state import (
+    MathyEnvState,
+    check_state,
+    state_from_text,
+    state_to_codes,
+    state_to_text,
+)
+from .state_text import FIELD_SEPARATOR, HEADER_FIELDS, STEP_SEPARATOR, codes_text
 
 
 def to_string(state: MathyEnvState) -> str:
@@ -24,7 +31,7 @@ def to_string(state: MathyEnvState) -> str:
 
     Raises `ValueError` when a text of the state holds the field separator.
     """
-    return check_state(state).to_string()
+    return state_to_text(check_state(state))
 
 
 def from_string(text: str, cls: Type[MathyEnvState] = MathyEnvState) -> MathyEnvState:
@@ -32,12 +39,12 @@ def from_string(text: str, cls: Type[MathyEnvState] = MathyEnvState) -> MathyEnv
 
     Raises `ValueError` naming the field that is malformed.
     """
-    return cls.from_string(text)
+    return state_from_text(cls, text)
 
 
 def to_np(state: MathyEnvState, pad_to: Optional[int] = None) -> npt.NDArray[np.uint8]:
     """`to_string(state)` as uint8 codes, right padded with spaces to `pad_to`."""
-    return check_state(state).to_np(pad_to)
+    return state_to_codes(check_state(state), pad_to)
 
 
 def from_np(
@@ -45,7 +52,7 @@ def from_np(
 ) -> MathyEnvState:
     """Rebuild a state (an instance of `cls`) from `to_np` output (padding
     included)."""
-    return cls.from_np(input_bytes)
+    return state_from_text(cls, codes_text(input_bytes))
 
 
 __all__ = (

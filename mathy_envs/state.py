@@ -25,7 +25,6 @@ from .observations import (
     MoveMask,
     ObservationKind,
     ObservationType,
-    get_observation_kind,
     observe,
     plain_observation,
     problem_hash,
@@ -219,13 +218,9 @@ class MathyEnvState:
 
         This is `mathy_envs.observations.observe(state, kind, ...)`.
         """
-        if isinstance(obs_type, str) or not isinstance(obs_type, ObservationKind):
-            kind = get_observation_kind(obs_type)  # a name (ObservationType is a str)
-        else:
-            kind = obs_type
         return observe(
             self,
-            kind,
+            obs_type,
             move_mask,
             hash_type,
             parser,
@@ -244,7 +239,9 @@ class MathyEnvState:
 
         With `max_seq_len`, nodes, values and every mask row are zero padded to it.
         """
-        return plain_observation(self, move_mask, parser, max_seq_len)
+        return plain_observation(
+            self, move_mask, parser, max_seq_len, self.get_problem_hash()
+        )
 
     # -- serialization (the text form is `mathy_envs.state_text`) --------------
 
@@ -253,7 +250,7 @@ class MathyEnvState:
 
         Raises `ValueError` when a text of the state holds the field separator.
         """
-        return write_state(self.max_moves, self.num_rules, self.agent)
+        return state_to_text(self)
 
     @classmethod
     def from_string(cls: "type[StateT]", text: str) -> StateT:
@@ -261,23 +258,40 @@ class MathyEnvState:
 
         Raises `ValueError` naming the field that is malformed.
         """
-        fields = read_state(text)
-        state = cls.__new__(cls)
-        state.max_moves = fields.max_moves
-        state.num_rules = fields.num_rules
-        state.agent = fields.agent
-        return state
+        return state_from_text(cls, text)
 
     def to_np(self, pad_to: Optional[int] = None) -> npt.NDArray[np.uint8]:
         """`to_string()` as uint8 codes, right padded with spaces to `pad_to`."""
-        pad = check_pad(pad_to)
-        return state_codes(self.to_string(), pad)
+        return state_to_codes(self, pad_to)
 
     @classmethod
     def from_np(cls: "type[StateT]", input_bytes: npt.NDArray[Any]) -> StateT:
         """Rebuild a state (an instance of this class) from `to_np` output
         (padding included)."""
-        return cls.from_string(codes_text(input_bytes))
+        return state_from_text(cls, codes_text(input_bytes))
+
+
+def state_to_text(state: MathyEnvState) -> str:
+    """The `@`-separated text of `state` (what `MathyEnvState.to_string` gives,
+    whatever a subclass overrides)."""
+    return write_state(state.max_moves, state.num_rules, state.agent)
+
+
+def state_to_codes(state: MathyEnvState, pad_to: Optional[int] = None) -> npt.NDArray[np.uint8]:
+    """`state_to_text(state)` as uint8 codes, right padded with spaces to `pad_to`."""
+    pad = check_pad(pad_to)
+    return state_codes(state_to_text(state), pad)
+
+
+def state_from_text(cls: "type[StateT]", text: str) -> StateT:
+    """A state of class `cls` rebuilt from `state_to_text` output; a `ValueError`
+    naming the field that is malformed."""
+    fields = read_state(text)
+    state = cls.__new__(cls)
+    state.max_moves = fields.max_moves
+    state.num_rules = fields.num_rules
+    state.agent = fields.agent
+    return state
 
 
 __all__ = (

@@ -15,7 +15,7 @@ rules' `can_apply_to` over a freshly parsed tree's in-order nodes
 import random
 import re
 import traceback
-from typing import Any, List, Optional, Tuple, Type
+from typing import Any, List, NamedTuple, Optional, Tuple, Type
 
 import numpy as np
 import pytest
@@ -52,6 +52,7 @@ from mathy_envs.types import (
 )
 
 from helpers import (
+    rule_index,
     CORE_RULE_TYPES,
     NAMESPACE,
     FixedEnv,
@@ -1067,3 +1068,48 @@ def test_library_code_alone_is_given_the_cached_tree() -> None:
     assert not env._judged_by_library(env.reward_scheme)
     env.reward_scheme = RewardScheme()
     assert env._judged_by_library(env.reward_scheme)
+
+
+def test_revisits_are_counted_in_the_history_get_out_state_returns() -> None:
+    # A state class that keeps only its last two steps: revisits are counted in
+    # the state the step made, as get_state_transition counts them.
+    class ShortMemory(MathyEnvState):
+        def get_out_state(
+            self, problem: str, action: Tuple[int, int], moves_remaining: int
+        ) -> "MathyEnvState":
+            out = ShortMemory(state=super().get_out_state(problem, action, moves_remaining))
+            out.agent.history = out.agent.history[-2:]
+            return out
+
+    env = FixedEnv(text="4x + 2y")
+    state: MathyEnvState = ShortMemory(
+        problem="4x + 2y", max_moves=10, num_rules=len(env.rules)
+    )
+    swap = (rule_index(env, CommutativeSwapRule), 3)
+    rewards = []
+    for _ in range(4):
+        state, step, _ = env.get_next_state(state, swap)
+        rewards.append(step.reward)
+        assert step.reward == env.get_state_transition(state).reward
+    assert rewards == [EnvRewards.TIMESTEP] * 4
+
+
+def test_a_problem_fn_may_return_any_problem_with_a_text_and_a_complexity() -> None:
+    class Problem(NamedTuple):
+        text: str
+        complexity: int
+        type: str
+
+    class Plain(FixedEnv):
+        def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+            return Problem("4x + 2x", 2, "ns")  # type: ignore[return-value]
+
+    state, problem = Plain().get_initial_state()
+    assert state.agent.problem == "4x + 2x" and state.max_moves == 6
+
+    class Textless(FixedEnv):
+        def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+            return ("4x + 2x", 2, "ns")  # type: ignore[return-value]
+
+    with pytest.raises(ValueError, match="Textless.problem_fn must return a MathyEnvProblem"):
+        Textless().get_initial_state()

@@ -1,7 +1,7 @@
 """Serialization of states: `mathy_envs.serialization` and the
 `MathyEnvState` methods that call it."""
 
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 import pytest
@@ -342,3 +342,29 @@ def test_a_problem_that_does_not_parse_is_refused(bad: str) -> None:
 def test_a_max_moves_field_the_constructor_refuses_is_refused(bad: str) -> None:
     with pytest.raises(ValueError, match="max_moves field"):
         MathyEnvState.from_string(_replace_field(0, bad))
+
+
+def test_a_subclass_method_may_call_the_module_function() -> None:
+    # The functions never call the methods, so a method built on its function
+    # gives the function's answer instead of recursing.
+    class ViaFunctions(MathyEnvState):
+        def to_string(self) -> str:
+            return serialization.to_string(self)
+
+        def to_np(self, pad_to: Optional[int] = None) -> np.ndarray:  # type: ignore[override]
+            return serialization.to_np(self, pad_to)
+
+        @classmethod
+        def from_string(cls, text: str) -> "ViaFunctions":  # type: ignore[override]
+            return serialization.from_string(text, cls)  # type: ignore[return-value]
+
+        @classmethod
+        def from_np(cls, input_bytes: np.ndarray) -> "ViaFunctions":  # type: ignore[override]
+            return serialization.from_np(input_bytes, cls)  # type: ignore[return-value]
+
+    state = ViaFunctions(problem="4x + 2x", max_moves=5).get_out_state("6x", (3, 1), 4)
+    text = state.to_string()
+    assert text == "5@0@4@6x@mathy.unknown@0.0@4x + 2x,-1,-1@6x,3,1"
+    assert ViaFunctions.from_string(text) == state
+    assert ViaFunctions.from_np(state.to_np(pad_to=60)) == state
+    assert type(ViaFunctions.from_string(text)) is ViaFunctions

@@ -18,7 +18,7 @@ from ..types import MathyEnvDifficulty, MathyEnvProblemArgs
 def generator_difficulty(rng: Any, params: Any, namespace: Any) -> MathyEnvDifficulty:
     """The difficulty of `params`, after checking a generator's arguments: a
     `ValueError` unless `rng` is a `numpy.random.Generator`, `params` a
-    `MathyEnvProblemArgs` and `namespace` a non-empty str."""
+    `MathyEnvProblemArgs` and `namespace` a str."""
     if not isinstance(rng, np.random.Generator):
         raise ValueError(
             "a problem generator draws from a numpy.random.Generator (e.g. "
@@ -29,10 +29,8 @@ def generator_difficulty(rng: Any, params: Any, namespace: Any) -> MathyEnvDiffi
             f"params must be MathyEnvProblemArgs, got {type_name(params)} "
             f"{quote(params, 60)}"
         )
-    if not isinstance(namespace, str) or not namespace:
-        raise ValueError(
-            f"namespace must be a non-empty str, got {quote(namespace, 60)}"
-        )
+    if not isinstance(namespace, str):
+        raise ValueError(f"namespace must be a str, got {quote(namespace, 60)}")
     return params.difficulty
 
 

@@ -10,7 +10,7 @@ any `ObservationKind[T]`; look a type up by name with `get_observation_kind`.
 
 import hashlib
 from functools import lru_cache
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -26,11 +26,14 @@ from .common import (
     ObservationInputs,
     ObservationKind,
     ObservationT,
+    ObservationType,
+    ObservedAgent,
     ObservedState,
     as_matrix,
     check_fits,
     mask_matrix,
 )
+from .registry import get_observation_kind
 
 _new_inputs = tuple.__new__
 """Builds an `ObservationInputs` from a tuple of every field, without the named
@@ -47,17 +50,45 @@ def problem_hash(namespace: str) -> Tuple[float, float]:
     return values[0], values[1]
 
 
+@overload
 def observe(
     state: ObservedState,
     kind: ObservationKind[ObservationT],
+    move_mask: Optional[MoveMask] = ...,
+    hash_type: Optional[List[float]] = ...,
+    parser: Optional[ExpressionParser] = ...,
+    normalize: bool = ...,
+    max_seq_len: Optional[int] = ...,
+    mask_as_probabilities: bool = ...,
+) -> ObservationT: ...
+
+
+@overload
+def observe(
+    state: ObservedState,
+    kind: Union[ObservationKind[Any], ObservationType, str],
+    move_mask: Optional[MoveMask] = ...,
+    hash_type: Optional[List[float]] = ...,
+    parser: Optional[ExpressionParser] = ...,
+    normalize: bool = ...,
+    max_seq_len: Optional[int] = ...,
+    mask_as_probabilities: bool = ...,
+) -> Any: ...
+
+
+def observe(
+    state: ObservedState,
+    kind: Union[ObservationKind[Any], ObservationType, str],
     move_mask: Optional[MoveMask] = None,
     hash_type: Optional[List[float]] = None,
     parser: Optional[ExpressionParser] = None,
     normalize: bool = True,
     max_seq_len: Optional[int] = None,
     mask_as_probabilities: bool = False,
-) -> ObservationT:
-    """The observation of `state` that `kind` builds.
+) -> Any:
+    """The observation of `state` that `kind` builds: an `ObservationKind`
+    (`FLAT`, `GRAPH`, ... or your own; the result then has its type for mypy),
+    an `ObservationType` or the name of a registered type.
 
     - `move_mask`: the `num_rules x num_nodes` valid-move mask (all zeros if None)
     - `hash_type`: the two-value problem hash (the state's if None)
@@ -68,8 +99,12 @@ def observe(
       over valid actions (it sums to 1) instead of 0/1
 
     A `kind` defined outside mathy_envs reads a layout of its own, made from a
-    private copy of the expression tree.
+    private copy of the expression tree. Raises `ValueError` for an unknown
+    `kind`, a `state` that is not a state, and any other bad argument.
     """
+    if isinstance(kind, str) or not isinstance(kind, ObservationKind):
+        kind = get_observation_kind(kind)  # a name (ObservationType is a str)
+    agent = _agent_of(state)
     if normalize is not True and not isinstance(normalize, (bool, np.bool_)):
         raise ValueError(f"normalize must be a bool, got {quote(normalize, 40)}")
     if mask_as_probabilities is not False and not isinstance(
@@ -84,7 +119,6 @@ def observe(
             f"parser must be a mathy_core ExpressionParser, got {type(parser).__name__}"
         )
     length = check_max_seq_len(DEFAULT_MAX_SEQ_LEN if max_seq_len is None else max_seq_len)
-    agent = state.agent
     entry = parse(agent.problem, parser)
     build = kind.build
     if not is_library_code(build):
@@ -120,16 +154,19 @@ def plain_observation(
     move_mask: Optional[MoveMask] = None,
     parser: Optional[ExpressionParser] = None,
     max_seq_len: Optional[int] = None,
+    hash_type: Optional[List[float]] = None,
 ) -> MathyObservation:
     """The plain-list `MathyObservation` of `state` (nodes in pre-order).
 
     With `max_seq_len`, nodes, values and every mask row are zero padded to it.
+    `hash_type` is its `type` (the hash of the state's problem type if None).
     """
+    agent = _agent_of(state)
     if parser is not None and not isinstance(parser, ExpressionParser):
         raise ValueError(
             f"parser must be a mathy_core ExpressionParser, got {type_name(parser)}"
         )
-    layout = parse(state.agent.problem, parser).layout
+    layout = parse(agent.problem, parser).layout
     n = len(layout.nodes)
     nodes, values = layout.preorder_lists()
     if move_mask is None:
@@ -155,9 +192,17 @@ def plain_observation(
         nodes=nodes,
         mask=mask,
         values=values,
-        type=list(problem_hash(state.agent.problem_type)),
+        type=list(problem_hash(agent.problem_type)) if hash_type is None else hash_type,
         time=[state.time],
     )
+
+
+def _agent_of(state: ObservedState) -> ObservedAgent:
+    """`state.agent`, or a `ValueError` when `state` is not a state."""
+    try:
+        return state.agent
+    except AttributeError:
+        raise ValueError(f"expected a MathyEnvState, got {type_name(state)}") from None
 
 
 def _int64_mask(move_mask: Any) -> npt.NDArray[np.int64]:

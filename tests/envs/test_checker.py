@@ -493,3 +493,10 @@ def test_a_broken_env_class_fails_in_every_registered_position() -> None:
         with pytest.raises(MathyEnvContractError) as raised:
             check_mathy_env(broken())
         assert raised.value.rule == "start-state", (task, str(raised.value))
+
+
+def test_an_np_random_that_is_not_a_generator_is_a_value_error() -> None:
+    env = PolySimplify()
+    env.np_random = np.random.RandomState(0)  # type: ignore[assignment]
+    with pytest.raises(ValueError, match="np_random must be a numpy.random.Generator"):
+        check_mathy_env(env)
