@@ -330,25 +330,10 @@ class MathyEnv(ActionSpace, Rendering):
         assert change.result is not None
         out_text = str(change.result.get_root())
         out_state = state.get_out_state(out_text, move, state.agent.moves_remaining - 1)
-        if self._scores_by_default():
-            history = check_state(out_state).agent.history
-            out_text = out_state.agent.problem
-            visits = sum(1 for step in history if step.raw == out_text)
-            time_step = self._score(out_state, visits)
-        else:
-            time_step = self.get_state_transition(out_state)
+        time_step = self.get_state_transition(out_state)
         if self.verbose:
             self.print_state(out_state, rule.name, node_index, change, time_step.reward)
         return out_state, time_step, change
-
-    def _scores_by_default(self) -> bool:
-        """Whether `get_state_transition` is this class's own (not overridden by
-        a subclass or on the instance): the step then scores its new state
-        directly, without checking it again."""
-        return (
-            type(self).get_state_transition is MathyEnv.get_state_transition
-            and "get_state_transition" not in self.__dict__
-        )
 
     def _admits(self, text: str, move: ActionType) -> bool:
         """Whether the valid-move mask of `text` holds `move`."""
