@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Type
@@ -17,7 +18,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 import numpy as np
 
 import mathy_envs  # noqa: F401  (before mathy_core: it lets mathy_core import on Python 3.13)
-from mathy_core import BaseRule, MathExpression
+from mathy_core import BaseRule, ConstantExpression, ExpressionParser, MathExpression
+from mathy_core.expressions import MathTypeKeys
 from mathy_core.rules import (
     AssociativeSwapRule,
     CommutativeSwapRule,
@@ -28,7 +30,7 @@ from mathy_core.rules import (
     VariableMultiplyRule,
 )
 
-from mathy_envs import MathyEnv, MathyEnvState, MathyObservation, envs
+from mathy_envs import MathyEnv, MathyEnvState, MathyObservation, ObservationType, envs
 from mathy_envs.env import sample_valid_action
 from mathy_envs.envs import ENV_TASKS
 from mathy_envs.time_step import TimeStep, is_terminal_transition, termination, transition
@@ -256,6 +258,141 @@ def assert_observation_in_range(observation: Any) -> None:
         assert np.isfinite(array).all()
         if array.dtype == np.float32:
             assert 0.0 <= array.min() and array.max() <= 1.0
+
+
+# -- expected observation values ----------------------------------------------------
+# Computed independently from fresh mathy_core trees (an `ExpressionParser`,
+# `to_list(...)`, `.parent`/`.left`/`.right`), never from the library's node arrays.
+
+MAX_TYPE_ID = max(MathTypeKeys.values())
+"""mathy_core's largest node type id (normalized type ids are divided by it)."""
+STRUCTURED = [
+    ObservationType.GRAPH,
+    ObservationType.HIERARCHICAL,
+    ObservationType.MESSAGE_PASSING,
+]
+"""The observation types with node feature rows (every built-in one but flat)."""
+ALL_TYPES = [ObservationType.FLAT] + STRUCTURED
+"""The four built-in observation types."""
+
+# Pre-order and in-order differ for all but the single-node expressions; they
+# cover constants (positive, negative, fractional), unary negation (child on the
+# right), powers, subtraction and parentheses.
+EXPRESSIONS = [
+    "4x + 2y + 3 * (x + 7)",
+    "-3x + 7",
+    "2x^2 * (y - 4)",
+    "-(x + 2) + 0.5y",
+    "12",
+    "x",
+]
+MAIN = "4x + 2y + 3 * (x + 7)"
+"""The expression most observation tests read (13 nodes)."""
+
+_parser = ExpressionParser()
+
+
+def tree(text: str) -> MathExpression:
+    """A fresh mathy_core tree of `text` (never the library's cached one)."""
+    return _parser.parse(text)
+
+
+def raw_value(node: MathExpression) -> float:
+    """A node's value feature before normalizing: a constant's value, else 0.0."""
+    if isinstance(node, ConstantExpression):
+        return float(node.value or 0.0)
+    return 0.0
+
+
+def depth_of(node: MathExpression) -> int:
+    """The number of `.parent` links from `node` up to its root."""
+    depth = 0
+    while node.parent is not None:
+        node = node.parent
+        depth += 1
+    return depth
+
+
+def is_leaf(node: MathExpression) -> float:
+    """The is_leaf feature: 1.0 for a node without children, else 0.0."""
+    return 1.0 if node.left is None and node.right is None else 0.0
+
+
+def minmax(values: Sequence[float]) -> List[float]:
+    """`values` min-max scaled into [0, 1] (all 0.0 when they are equal)."""
+    arr = np.asarray(values, dtype=np.float64)
+    low, high = arr.min(), arr.max()
+    if high - low <= 0:
+        return [0.0] * len(values)
+    return list((arr - low) / (high - low))
+
+
+def level_order(root: MathExpression) -> List[MathExpression]:
+    """The nodes under `root` level by level, each level left to right."""
+    out: List[MathExpression] = []
+    queue = deque([root])
+    while queue:
+        node = queue.popleft()
+        out.append(node)
+        if node.left is not None:
+            queue.append(node.left)
+        if node.right is not None:
+            queue.append(node.right)
+    return out
+
+
+def make_state(
+    text: str,
+    num_rules: int = 3,
+    max_moves: int = 10,
+    moves_remaining: Optional[int] = None,
+) -> MathyEnvState:
+    """A PolySimplify-typed state of `text` with `num_rules` rules, after one
+    step that leaves `moves_remaining` moves when that is given."""
+    state = MathyEnvState(
+        problem=text,
+        max_moves=max_moves,
+        num_rules=num_rules,
+        problem_type="mathy.polynomials.simplify",
+    )
+    if moves_remaining is not None:
+        state = state.get_out_state(text, (0, 0), moves_remaining)
+    return state
+
+
+def expected_features(
+    nodes: Sequence[MathExpression], all_nodes: Sequence[MathExpression], time: float,
+    normalize: bool,
+) -> np.ndarray:
+    """`[type_id, value, time, is_leaf]` for `nodes` (value min-max over all_nodes)."""
+    values_all = [raw_value(n) for n in all_nodes]
+    if normalize:
+        scaled = dict(zip(map(id, all_nodes), minmax(values_all)))
+    else:
+        scaled = dict(zip(map(id, all_nodes), values_all))
+    rows = []
+    for node in nodes:
+        type_id = node.type_id / MAX_TYPE_ID if normalize else float(node.type_id)
+        rows.append([type_id, scaled[id(node)], time, is_leaf(node)])
+    return np.asarray(rows, dtype=np.float64)
+
+
+def random_mask(rng: np.random.Generator, rows: int, cols: int) -> np.ndarray:
+    """A random `(rows, cols)` int64 0/1 move mask (about 40% ones)."""
+    return (rng.random((rows, cols)) < 0.4).astype(np.int64)
+
+
+def edges_from_tree(root: MathExpression) -> List[Tuple[int, int, int]]:
+    """(parent index, child index, type) with in-order indexes, from `.parent`."""
+    inorder = root.to_list("inorder")
+    index = {id(node): i for i, node in enumerate(inorder)}
+    edges = []
+    for node in inorder:
+        if node.parent is None:
+            continue
+        kind = 0 if node.parent.left is node else 1
+        edges.append((index[id(node.parent)], index[id(node)], kind))
+    return edges
 
 
 # -- time and processes ---------------------------------------------------------

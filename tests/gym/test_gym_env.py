@@ -32,7 +32,6 @@ from mathy_envs.gym import (
     MaskedDiscrete,
     MathyGymEnv,
     StepChange,
-    observation_space,
 )
 from mathy_envs.time_step import TimeStep, is_terminal_transition
 from mathy_envs.types import (
@@ -405,47 +404,6 @@ def test_unknown_obs_type_is_rejected() -> None:
         gymnasium.make("mathy-poly-easy-v0", obs_type="pixels")
 
 
-@pytest.mark.parametrize("obs_type", OBS_TYPES)
-@pytest.mark.parametrize("max_seq_len,num_rules", [(128, 7), (16, 3)])
-def test_observation_space_layout(obs_type: str, max_seq_len: int, num_rules: int) -> None:
-    L, R = max_seq_len, num_rules
-    space = observation_space(obs_type, L, R)
-    mask = np.zeros((R, 5), np.int8)
-    mask[0, 1] = 1
-    state = MathyEnvState(problem="4x + 2x", max_moves=10, num_rules=R)
-    built = state.to_observation(
-        move_mask=mask, max_seq_len=L, obs_type=obs_type, normalize=True
-    )
-    if obs_type == "flat":
-        assert isinstance(space, spaces.Box)
-        assert space.shape == (3 + 2 * L + R * L,)
-        assert space.dtype == np.float32
-        assert np.all(space.low == 0.0) and np.all(space.high == 1.0)
-        assert space.contains(built)
-        return
-    assert isinstance(space, spaces.Dict)
-    as_dict = built.to_dict()
-    assert set(space.spaces) == set(as_dict)
-    assert space.contains(as_dict)
-    for key, sub in space.spaces.items():
-        value = as_dict[key]
-        if isinstance(sub, spaces.Box):
-            assert sub.shape == np.asarray(value).shape, key
-            assert sub.dtype == np.asarray(value).dtype, key
-            if sub.dtype == np.float32:
-                assert np.all(sub.low == 0.0) and np.all(sub.high == 1.0), key
-            else:
-                # indexes and depths of at most L nodes; edge types are 0/1
-                high = 1 if key == "edge_types" else L - 1
-                assert np.all(sub.low == 0) and np.all(sub.high == high), key
-        else:
-            assert isinstance(sub, spaces.Discrete), key
-            assert sub.start == 0
-    assert space["num_nodes"].n == L + 1  # 0..L nodes
-    if obs_type == "message_passing":
-        assert space["num_edges"].n == 2 * L + 1
-
-
 def test_observation_space_rejects_out_of_range_values() -> None:
     """The bounds are real: values outside [0, 1] or the wrong shape don't fit."""
     env = _make("mathy-poly-easy-v0")
@@ -640,22 +598,6 @@ def test_action_space_sample_only_picks_valid_actions() -> None:
     assert samples <= valid
     assert len(samples) > 1  # sampling is spread over the valid actions
     assert env.action_space.contains(np.int64(next(iter(valid))))
-
-
-def test_masked_discrete() -> None:
-    space = MaskedDiscrete(6, mask=[0, 1, 0, 0, 1, 0], seed=0)
-    assert isinstance(space, spaces.Discrete)
-    assert {int(space.sample()) for _ in range(200)} == {1, 4}
-    space.update_mask([0, 0, 1, 0, 0, 0])
-    assert {int(space.sample()) for _ in range(50)} == {2}
-    # an explicit mask still wins over the stored one
-    assert {
-        int(space.sample(mask=np.array([0, 0, 0, 0, 0, 1], np.int8))) for _ in range(20)
-    } == {5}
-    with pytest.raises(ValueError):
-        space.update_mask([1, 0])
-    space.update_mask(np.zeros(6))
-    assert 0 <= int(space.sample()) < 6  # nothing valid: any action
 
 
 @pytest.mark.parametrize("obs_type", OBS_TYPES)

@@ -20,7 +20,6 @@ from gymnasium.utils.env_checker import check_env
 from gymnasium.wrappers import FlattenObservation
 
 from mathy_envs.gym import ActionMaskObservation, MathyGymEnv, masked_observation_space
-from mathy_envs.gym.spaces import masked_observation
 from mathy_envs.envs import PolySimplify
 from mathy_envs.observations import (
     FloatArray,
@@ -150,27 +149,6 @@ def test_the_space_is_the_plain_space_and_a_mask_box(maker: str, obs_type: str) 
     size = len(_mathy(env).mathy.rules) * 40
     assert space["action_mask"] == spaces.Box(0.0, 1.0, (size,), np.float32)
     assert space == masked_observation_space(plain.observation_space, size)
-
-
-def test_masked_observation_space_rejects_bad_input() -> None:
-    box = spaces.Box(0.0, 1.0, (3,), np.float32)
-    with pytest.raises(ValueError, match="observations must be a gymnasium Space"):
-        masked_observation_space("box", 4)  # type: ignore[arg-type]
-    for size in (0, -1, 2.5, True):
-        with pytest.raises(ValueError, match="action_size must be a positive int"):
-            masked_observation_space(box, size)  # type: ignore[arg-type]
-
-
-def test_masked_observation_makes_any_numeric_mask_0_1_and_rejects_others() -> None:
-    obs = masked_observation("inner", np.array([0.0, 0.25, 1.0]))
-    assert obs["observations"] == "inner"
-    np.testing.assert_array_equal(obs["action_mask"], [0, 1, 1])
-    assert obs["action_mask"].dtype == np.float32
-    for mask in (None, "0101", np.ones((2, 3)), 1.0, [[1, 0]]):
-        with pytest.raises(ValueError, match="mask must be a 1-D array"):
-            masked_observation("inner", mask)
-    with pytest.raises(ValueError, match="mask must not hold NaN"):
-        masked_observation("inner", np.array([1.0, np.nan]))
 
 
 # -- observations, step by step ------------------------------------------------------

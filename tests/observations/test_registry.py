@@ -31,7 +31,7 @@ from mathy_envs.observations import (
 )
 from mathy_envs.types import EnvRewards
 
-from helpers import run_python
+from helpers import ALL_TYPES, MAIN, make_state, random_mask, run_python, tree
 
 BUILT_IN = ["flat", "graph", "hierarchical", "message_passing"]
 TEXT = "4x + 2y + 3 * (x + 7)"
@@ -120,6 +120,28 @@ def test_the_built_in_types_are_registered_in_enum_order() -> None:
         assert by_enum is get_observation_kind(obs_type.value)
         assert by_enum.name == obs_type.value
         assert to_observation_type(obs_type.value) is obs_type
+
+
+@pytest.mark.parametrize("bad", ["flatt", "GRAPH", "", "tree", 3])
+def test_unknown_observation_type(bad: Any) -> None:
+    state = make_state(MAIN)
+    with pytest.raises(ValueError, match=r"^Unknown observation type: "):
+        state.to_observation(obs_type=bad)
+
+
+@pytest.mark.parametrize("obs_type", ALL_TYPES)
+def test_string_observation_types_match_enum(obs_type: ObservationType) -> None:
+    state = make_state(MAIN, moves_remaining=3)
+    n = len(tree(MAIN).to_list())
+    mask = random_mask(np.random.default_rng(2), 3, n)
+    by_enum = state.to_observation(move_mask=mask, max_seq_len=16, obs_type=obs_type)
+    by_str = state.to_observation(move_mask=mask, max_seq_len=16, obs_type=obs_type.value)
+    if isinstance(by_enum, np.ndarray):
+        np.testing.assert_array_equal(by_enum, by_str)
+    else:
+        assert type(by_str) is type(by_enum)
+        for key, value in by_enum.to_dict().items():
+            np.testing.assert_array_equal(value, by_str.to_dict()[key])
 
 
 # -- a fifth type through every entry point -------------------------------------------

@@ -2,7 +2,7 @@
 the `MathyEnv` contract, and environments broken on purpose, one rule at a
 time, fail with that rule's name and a message that says what went wrong.
 
-The custom env of `test_custom_env.py` is checked there.
+The custom env of `envs/test_custom_env.py` is checked there.
 """
 
 import math
