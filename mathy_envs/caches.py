@@ -23,9 +23,10 @@ from mathy_core import ExpressionParser, MathExpression
 
 from .admission import admit
 from .expressions import ParsedExpression
+from .layout import NodeLayout
 from .limits import check_text, quote
 from .lru import LRUCache
-from .parsers import default_parser, new_parser, parse_locked, parser_lock
+from .parsers import default_parser, new_parser, parse_locked, parse_with_native, parser_lock
 from .tree_ops import copy_tree, node_at_index
 
 DEFAULT_CACHE_SIZE = 2048
@@ -71,7 +72,11 @@ class ExpressionCache:
         """
         entry = self._cached(text)
         if entry is None:
-            entry = ParsedExpression(text, parse_locked(*self._parsing, text))
+            tree, native = parse_with_native(*self._parsing, text)
+            entry = ParsedExpression(text, tree)
+            if native is not None:
+                entry.native = native.expression
+                entry.__dict__["layout"] = NodeLayout(tree, native.walk())
             admit(entry)
             self._entries.put(text, entry)
         return entry

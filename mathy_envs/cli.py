@@ -212,7 +212,9 @@ def cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
 
 
 def version_line() -> str:
-    """`mathy-envs 1.0.0 (mathy_core 0.9.5, Python 3.11.7)`."""
+    """`mathy-envs 1.0.0 (mathy_core 0.9.5, Python 3.11.7, native core)`: the
+    versions, and the core in use (`mathy_envs.native`)."""
+    from .native import CORE, native_built
     from .version import __version__
 
     try:
@@ -220,7 +222,13 @@ def version_line() -> str:
     except importlib.metadata.PackageNotFoundError:  # pragma: no cover
         core = "unknown"
     python = ".".join(str(part) for part in sys.version_info[:3])
-    return f"mathy-envs {__version__} (mathy_core {core}, Python {python})"
+    if CORE == "native":
+        used = "native core"
+    elif native_built():
+        used = "pure-Python core, chosen by MATHY_ENVS_CORE"
+    else:
+        used = "pure-Python core: the native core is not built"
+    return f"mathy-envs {__version__} (mathy_core {core}, Python {python}, {used})"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -229,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Reinforcement learning environments for step-by-step algebra.",
     )
     parser.add_argument(
-        "--version", action="store_true", help="print the versions of mathy_envs, mathy_core and Python"
+        "--version", action="store_true", help="print the versions of mathy_envs, mathy_core and Python, and the core in use"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 

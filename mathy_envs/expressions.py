@@ -8,7 +8,7 @@ parsed, `admit` (`admission.py`) checks it and sets the entry's `safe` and
 `has_equation`.
 """
 
-from typing import Tuple
+from typing import Any, Optional, Tuple
 
 from mathy_core import BaseRule, ExpressionChangeRule, MathExpression
 
@@ -32,6 +32,9 @@ class ParsedExpression:
         self.shared = False
         self.safe = False
         self.has_equation = False
+        self.native: Optional[Any] = None
+        """The native core's parse of the text (`mathy_envs.native_trees`), when
+        the tree was made from it: it answers the core rules' `can_apply_to`."""
 
     @lazy
     def layout(self) -> NodeLayout:
@@ -58,6 +61,7 @@ def private_entry(entry: ParsedExpression) -> ParsedExpression:
     private = ParsedExpression(entry.text, copy_tree(entry.tree))
     private.safe = entry.safe
     private.has_equation = entry.has_equation
+    private.native = entry.native  # read-only, and of the same text
     return private
 
 

@@ -15,7 +15,7 @@ from mathy_core import MathExpression, MathTypeKeys
 
 from .lazy import lazy
 from .shapes import subtree_shapes
-from .traversal import walk_tree
+from .traversal import TreeWalk, walk_tree
 
 MAX_TYPE_ID: int = max(MathTypeKeys.values())
 """mathy_core's largest node type id: normalized type ids are `type_id / MAX_TYPE_ID`."""
@@ -53,11 +53,13 @@ class NodeLayout:
     _exact: bool
     _preordered: Dict[bool, Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]
 
-    def __init__(self, root: MathExpression) -> None:
+    def __init__(self, root: MathExpression, walk: Optional[TreeWalk] = None) -> None:
+        """The layout of the tree under `root`; `walk` is that tree's `walk_tree`
+        when the caller has it already (the native core gives it)."""
         (
             nodes, levels, preorder, parent_pre, type_ids_pre, values_pre, type_ids, values,
             exact,
-        ) = walk_tree(root)
+        ) = walk_tree(root) if walk is None else walk
         preordered: Dict[bool, Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]] = {}
         # Set through __dict__: the layout refuses attribute assignment.
         self.__dict__.update(

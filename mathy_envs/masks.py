@@ -7,7 +7,7 @@ expressions (`ParsedExpression.safe`) are known to be both; every other action
 is applied to a fresh copy of the tree and checked.
 """
 
-from typing import Callable, Dict, Hashable, Iterable, List, Optional, Sequence, Tuple, Type
+from typing import Any, Callable, Dict, Hashable, Iterable, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
 import numpy.typing as npt
@@ -20,6 +20,7 @@ from .layout import NodeLayout
 from .tree_ops import apply_rule
 from .rules import (
     APPLICABLE_NODE_TYPES,
+    are_core_rules,
     CORE_RULE_TYPES,
     EXPRESSION_TYPES,
     SHAPE_KEYS,
@@ -57,6 +58,12 @@ class Sweep:
       with the same key, in this or another expression.
 
     With `rule_types`, the rows of rules of other types are zero.
+
+    When the rules are exactly the seven core rules in action order (their own
+    classes, unpatched, with mathy_core's settings but commutative swap's
+    `preferred`), an expression the native core parsed (`ParsedExpression.native`)
+    gets its mask from the native core, which answers as mathy_core's
+    `can_apply_to` does (tests/test_native_trees.py proves it on every sample).
     """
 
     def __init__(
@@ -78,6 +85,7 @@ class Sweep:
         ]
         self._checks: Dict[type, Tuple[RuleCheck, ...]] = {}
         self._answers: Memo[Tuple[int, Hashable], bool] = Memo(SHAPE_MEMORY_SIZE)
+        self._core = allowed is None and are_core_rules(self.rules)
 
     def checks(self, node_type: type) -> Tuple[RuleCheck, ...]:
         """The rules to ask about a node of `node_type`."""
@@ -97,11 +105,21 @@ class Sweep:
         self,
         nodes: Sequence[MathExpression],
         layout: Optional[NodeLayout] = None,
+        native: Optional[Any] = None,
     ) -> MaskArray:
         """The `(num_rules, num_nodes)` mask of `can_apply_to` at `nodes`; with
         `layout` (the `NodeLayout` of the same nodes), answers are kept and reused
-        by subtree shape."""
+        by subtree shape. `native` is the native core's parse of the same tree
+        (`ParsedExpression.native`), used when the rules are the core rules."""
         count = len(nodes)
+        if native is not None and self._core:
+            preferred = self.rules[1].preferred  # type: ignore[attr-defined]
+            if type(preferred) is bool and len(native) == count:
+                cells = native.mask(preferred)
+                core: MaskArray = np.frombuffer(cells, dtype=np.int8).reshape(
+                    len(self.rules), count
+                ).copy()
+                return core
         size = len(self.rules) * count
         if size == 0:
             return np.zeros((len(self.rules), count), dtype=np.int8)
@@ -214,7 +232,7 @@ def checked_mask(
     """The mask of `parsed`: `sweep`'s, less the actions whose result would be out
     of the supported range or change the expression's value."""
     layout = parsed.layout
-    mask = sweep.mask(layout.nodes, layout)
+    mask = sweep.mask(layout.nodes, layout, parsed.native)
     rules = sweep.rules
     remove_unsound(rules, mask, rows_to_check(rules, parsed), parsed, expressions, fresh_tree)
     return mask

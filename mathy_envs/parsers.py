@@ -7,11 +7,13 @@ does not parse is a `ValueError` quoting it and the parser's complaint.
 """
 
 import threading
+from typing import Optional, Tuple
 from weakref import WeakKeyDictionary
 
 from mathy_core import ExpressionParser, MathExpression
 
 from .limits import check_text, quote, shorten
+from .native_trees import NativeParse, native_parse
 from .tokenizing import PieceTokenizer
 
 
@@ -53,8 +55,21 @@ def parse_text(parser: ExpressionParser, text: str) -> MathExpression:
 
 def parse_locked(parser: ExpressionParser, lock: threading.Lock, text: str) -> MathExpression:
     """`parse_text` with the parser's lock (`parser_lock`) already looked up."""
+    return parse_with_native(parser, lock, text)[0]
+
+
+def parse_with_native(
+    parser: ExpressionParser, lock: threading.Lock, text: str
+) -> Tuple[MathExpression, Optional[NativeParse]]:
+    """`parse_locked`, and the native core's parse of the text when the tree was
+    made from it (`mathy_envs.native_trees.native_parse`), else None."""
     check_text(text)
     with lock:
+        # The native core, when the parser reads texts as it does (the parser's
+        # holder may be changing it: its lock is held for this too).
+        made = native_parse(parser, text)
+        if made is not None:
+            return made.tree, made
         try:
             tree = parser.parse(text)
         except Exception as error:
@@ -66,7 +81,7 @@ def parse_locked(parser: ExpressionParser, lock: threading.Lock, text: str) -> M
             # mathy_core's parser keeps every text it has seen; our cache is the
             # bounded one, so keep the parser's own cache empty.
             parser.clear_cache()
-    return tree
+    return tree, None
 
 
 __all__ = (
@@ -74,5 +89,6 @@ __all__ = (
     "new_parser",
     "parse_locked",
     "parse_text",
+    "parse_with_native",
     "parser_lock",
 )

@@ -450,16 +450,17 @@ def run_python(
     hash_seed: str = "0",
     cwd: Optional[Path] = None,
     timeout: float = 120,
+    env: Optional[Dict[str, str]] = None,
 ) -> "subprocess.CompletedProcess[str]":
     """`python *args` in a fresh interpreter that imports this checkout's
     `mathy_envs` (see `python_environment`), with `PYTHONHASHSEED=hash_seed`,
-    from `cwd` (the checkout's root by default)."""
+    from `cwd` (the checkout's root by default), and the variables of `env` set."""
     return subprocess.run(
         [sys.executable, *args],
         capture_output=True,
         text=True,
         cwd=REPO if cwd is None else cwd,
-        env=python_environment(hash_seed),
+        env={**python_environment(hash_seed), **(env or {})},
         timeout=timeout,
     )
 

@@ -1,0 +1,170 @@
+"""mathy_core trees from the native core's parse (`mathy_envs.native`).
+
+`native_tree(parser, text)` parses `text` with the native core when `parser`
+reads texts exactly as the native core does (a plain mathy_core
+`ExpressionParser` with its standard tokenizer, or the library's
+`PieceTokenizer`, with only `sgn` as a function and nothing patched on either),
+and builds the mathy_core tree directly: the same classes, values, names,
+links and attributes as `parser.parse(text)` gives, with the node ids mathy_core
+would number them with, in a fraction of the time. Otherwise, or when the native
+core refuses the text, it returns None and the caller parses with mathy_core.
+"""
+
+from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Tuple, Type
+
+from mathy_core import (
+    AddExpression,
+    ConstantExpression,
+    DivideExpression,
+    EqualExpression,
+    ExpressionParser,
+    FactorialExpression,
+    MathExpression,
+    MultiplyExpression,
+    NegateExpression,
+    PowerExpression,
+    SgnExpression,
+    SubtractExpression,
+    VariableExpression,
+)
+from mathy_core.tokenizer import Tokenizer
+from mathy_core.tree import BinaryTreeNode
+
+from .native import NATIVE
+from .tokenizing import PieceTokenizer
+from .traversal import TreeWalk
+
+KINDS: Tuple[Type[MathExpression], ...] = (
+    ConstantExpression,
+    VariableExpression,
+    AddExpression,
+    SubtractExpression,
+    MultiplyExpression,
+    DivideExpression,
+    PowerExpression,
+    EqualExpression,
+    NegateExpression,
+    FactorialExpression,
+    SgnExpression,
+)
+"""mathy_core's class of each native node kind (`native/expression.hpp`)."""
+_CONSTANT, _VARIABLE, _FIRST_UNARY = 0, 1, 8
+
+_PARSER_ATTRIBUTES: FrozenSet[str] = frozenset(
+    {"tokenizer", "_tokens_cache", "_parse_cache", "tokens", "_all_tokens", "current_token"}
+)
+_TOKENIZER_ATTRIBUTES: FrozenSet[str] = frozenset(
+    {"exclude_padding", "functions", "_pieces", "_functions_seen"}
+)
+_FUNCTIONS = {"sgn": SgnExpression}
+
+
+def reads_as_native(parser: ExpressionParser) -> bool:
+    """Whether `parser` parses every text as the native core does."""
+    tokenizer = getattr(parser, "tokenizer", None)
+    return (
+        type(parser) is ExpressionParser
+        and (type(tokenizer) is PieceTokenizer or type(tokenizer) is Tokenizer)
+        and tokenizer.exclude_padding is True
+        and tokenizer.functions == _FUNCTIONS
+        and parser.__dict__.keys() <= _PARSER_ATTRIBUTES
+        and tokenizer.__dict__.keys() <= _TOKENIZER_ATTRIBUTES
+    )
+
+
+class NativeParse(NamedTuple):
+    """A text parsed by the native core, and the mathy_core tree made from it."""
+
+    tree: MathExpression
+    """`parser.parse(text)`, node for node."""
+    expression: Any
+    """The native core's parse (an `Expression` of `mathy_envs._native`): it gives
+    the core rules' mask and the tree's walk."""
+    nodes: List[MathExpression]
+    """The tree's nodes in the native core's order (creation order)."""
+
+    def walk(self) -> TreeWalk:
+        """`walk_tree(tree)` (mathy_envs.traversal), from the native core."""
+        order, *rest = self.expression.walk()
+        nodes = self.nodes
+        return ([nodes[index] for index in order], *rest)
+
+
+def native_parse(parser: ExpressionParser, text: str) -> Optional[NativeParse]:
+    """`parser.parse(text)` made from the native core's parse, with that parse;
+    None when the native core is not in use, `parser` may read texts otherwise,
+    or the native core refuses `text` (mathy_core may reject it, or it is beyond
+    the native core's reach)."""
+    if NATIVE is None or not reads_as_native(parser):
+        return None
+    parsed = NATIVE.Expression.parse(text)
+    if parsed is None:
+        return None
+    root, described = parsed.nodes()
+    nodes = build_nodes(described)
+    return NativeParse(nodes[root], parsed, nodes)
+
+
+def native_tree(parser: ExpressionParser, text: str) -> Optional[MathExpression]:
+    """The tree of `native_parse`, or None."""
+    made = native_parse(parser, text)
+    return None if made is None else made.tree
+
+
+def build_tree(root: int, nodes: List[Tuple[int, int, int, int, Any]]) -> MathExpression:
+    """The mathy_core tree of the native core's nodes (`Expression.nodes()`):
+    `(kind, left, right, parent, value or name)` in creation order."""
+    return build_nodes(nodes)[root]
+
+
+def build_nodes(nodes: List[Tuple[int, int, int, int, Any]]) -> List[MathExpression]:
+    """The mathy_core nodes of the native core's nodes, linked as described
+    (see `build_tree`), in the same order."""
+    made: List[MathExpression] = []
+    new = object.__new__
+    # Numbered as mathy_core numbers nodes: one more than the last id, in creation
+    # order (mathy_core's own counter is not locked either).
+    counter = BinaryTreeNode._idCounter
+    BinaryTreeNode._idCounter = counter + len(nodes)
+    for kind, left, right, _, value in nodes:
+        counter += 1
+        name = f"mn-{counter}"
+        node = new(KINDS[kind])
+        right_node = made[right] if right >= 0 else None
+        attributes: Dict[str, Any] = {
+            "id": name,
+            "left": made[left] if left >= 0 else None,
+            "right": right_node,
+            "parent": None,
+            "_rendering_change": False,
+            "_changed": False,
+            "classes": [name],
+            "cloned_node": None,
+            "cloned_target": "",
+        }
+        if kind >= _FIRST_UNARY:
+            attributes["child"] = right_node
+            attributes["child_on_left"] = False
+        elif kind == _CONSTANT:
+            attributes["value"] = value
+        elif kind == _VARIABLE:
+            attributes["identifier"] = value
+        node.__dict__ = attributes
+        made.append(node)
+    # A node's parent is the last node it was attached to, as in mathy_core (a
+    # node two nodes hold, as the `y` of `xy^2`, has one parent).
+    for node, (_, _, _, parent, _) in zip(made, nodes):
+        if parent >= 0:
+            node.parent = made[parent]
+    return made
+
+
+__all__ = (
+    "KINDS",
+    "NativeParse",
+    "build_nodes",
+    "build_tree",
+    "native_parse",
+    "native_tree",
+    "reads_as_native",
+)

@@ -1,0 +1,132 @@
+// The native core's expression trees: mathy_core's tokenizer, parser and printer,
+// re-implemented on an arena of nodes.
+//
+// mathy_core defines the semantics; this file reproduces them exactly on the texts
+// it accepts and refuses everything else (`Tree::parse` returns false), in which
+// case the caller uses mathy_core itself. Refused: any text mathy_core's parser
+// rejects (the caller re-parses it to get mathy_core's own error), integers of more
+// than 15 digits, non-ASCII characters other than the en dash that mathy_core reads
+// as a minus, and texts of more than MAX_NODES nodes.
+//
+// Nodes may be shared: mathy_core parses `xy^2` as `(y^2 * x) * y`, where both `y`
+// are one node object whose parent is the last node it was attached to. The arena
+// keeps that: a node index may be a child of two nodes, and `parent` is the last.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mathy_native {
+
+enum Kind : uint8_t {
+    CONSTANT,
+    VARIABLE,
+    ADD,
+    SUBTRACT,
+    MULTIPLY,
+    DIVIDE,
+    POWER,
+    EQUAL,
+    NEGATE,
+    FACTORIAL,
+    SGN,
+};
+
+// mathy_core's `MathTypeKeys` for each kind (variables: 27 + letter, see type_id).
+constexpr int TYPE_IDS[] = {10, 26, 3, 4, 5, 6, 7, 2, 1, 8, 11};
+
+constexpr int NO_NODE = -1;
+constexpr int MAX_NODES = 4096;
+
+struct Node {
+    Kind kind;
+    int left = NO_NODE;
+    int right = NO_NODE;  // a unary node's child is on the right, as in mathy_core
+    int parent = NO_NODE;
+    bool is_float = false;  // a constant's Python type: float, else int
+    int64_t int_value = 0;
+    double float_value = 0.0;
+    char name = 0;  // a variable's letter
+
+    bool binary() const { return kind >= ADD && kind <= EQUAL; }
+    bool unary() const { return kind >= NEGATE; }
+    // The constant's value as the float mathy_core compares with (`value < 0.0`).
+    double number() const { return is_float ? float_value : static_cast<double>(int_value); }
+};
+
+// A term `c * v ^ e` as mathy_core's `get_term_ex` reads it; absent parts unset.
+struct Term {
+    bool has_coefficient = false;
+    double coefficient = 0.0;
+    char variable = 0;  // 0: none
+    bool has_exponent = false;
+    double exponent = 0.0;
+};
+
+class Tree {
+  public:
+    std::vector<Node> nodes;
+    int root = NO_NODE;
+
+    // Parse `text` (UTF-8) as mathy_core's ExpressionParser does. False when
+    // mathy_core would raise, or the text is outside what this core reproduces.
+    bool parse(const std::string& text);
+
+    // mathy_core's `str(tree)`.
+    std::string text() const;
+
+    // Node indices in mathy_core's in-order visit (a shared node appears twice).
+    std::vector<int> in_order() const;
+
+    int type_id(int node) const;
+
+    // The library's `walk_tree` (mathy_envs/traversal.py) on this tree.
+    struct Walk {
+        std::vector<int> order;  // node index by in-order position
+        int levels = 0;
+        std::vector<int> preorder, parent_pre, type_ids_pre, type_ids;
+        std::vector<double> values_pre, values;
+        bool exact = true;
+    };
+    Walk walk() const;
+
+    // `can_apply_to` of the seven core rules, in action order (0 constants simplify,
+    // 1 commutative swap, 2 distributive multiply, 3 distributive factor out,
+    // 4 associative swap, 5 variable multiply, 6 restate subtraction), at `node`.
+    bool can_apply(int rule, int node, bool preferred_commute) const;
+
+  private:
+    int add(Node node);
+    void attach_left(int parent, int child);
+    void attach_right(int parent, int child);
+    int binary(Kind kind, int left, int right);
+    int unary(Kind kind, int child);
+
+    void print(int node, std::string& out) const;
+    bool self_parens(int node) const;
+
+    bool is(int node, Kind kind) const { return node != NO_NODE && nodes[node].kind == kind; }
+    bool is_binary(int node) const { return node != NO_NODE && nodes[node].binary(); }
+    int left_of(int node) const { return node == NO_NODE ? NO_NODE : nodes[node].left; }
+    int right_of(int node) const { return node == NO_NODE ? NO_NODE : nodes[node].right; }
+    int parent_of(int node) const { return node == NO_NODE ? NO_NODE : nodes[node].parent; }
+
+    bool term(int node, Term& out) const;
+    bool constants_simplify(int node) const;
+    bool commutative_swap(int node, bool preferred) const;
+    bool distributive_multiply(int node) const;
+    bool factor_out(int node) const;
+    bool associative_swap(int node) const;
+    bool variable_multiply(int node) const;
+    bool restate_subtraction(int node) const;
+};
+
+// numpy's `format_float_positional(value, trim="-")` of a non-integral float.
+std::string format_float_positional(double value);
+
+// mathy_core's `ConstantExpression.name`: whole values as integers.
+std::string constant_text(const Node& node);
+
+}  // namespace mathy_native

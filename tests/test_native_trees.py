@@ -1,0 +1,319 @@
+"""The differential harness of the native core against mathy_core.
+
+For every text of a sample (the recorded trajectories, seeded random play on
+every built-in env and difficulty, hand-picked hazards, texts drawn from a small
+grammar and random strings of the characters mathy_core reads), the native core
+either refuses the text (then the library parses it with mathy_core) or gives
+exactly what mathy_core gives:
+
+- the tree `native_tree` builds is mathy_core's parse, node for node: classes,
+  attribute names, constant values with their Python type (int or float, the sign
+  of a zero), variable names, links (a node two nodes hold, as the `y` of `xy^2`,
+  is one object with mathy_core's parent) and the order of the node ids;
+- the printed text, the in-order type ids, and `can_apply_to` of the seven core
+  rules at every node (with either commutative-swap preference) are mathy_core's;
+- the walk the library's node layout is made from (`walk_tree`) is the walk of
+  mathy_core's tree;
+- it accepts no text mathy_core rejects.
+
+The default run checks a fast sample; the slow job (`-m slow`) a bigger one.
+"""
+
+import json
+import math
+import random
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Set
+
+import numpy as np
+import pytest
+from helpers import CORE_RULE_TYPES
+
+from mathy_core import ExpressionParser, MathExpression
+
+from mathy_envs.caches import ExpressionCache
+from mathy_envs.envs import ENV_TASKS
+from mathy_envs.native import CORE
+from mathy_envs.native_trees import KINDS, build_nodes, native_tree, reads_as_native
+from mathy_envs.parsers import new_parser
+from mathy_envs.rules import core_rules
+from mathy_envs.traversal import walk_tree
+from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
+
+native = pytest.importorskip("mathy_envs._native", reason="the native core is not built")
+
+DATA = Path(__file__).parent / "data"
+
+HAZARDS = [
+    # shared nodes: the power's base is multiplied in again
+    "xy^2", "x(y + 1)^2", "2x^3y", "ab^2c", "sgn(x)y^2", "x(y)(z)^2",
+    # implicit multiplication printed without parentheses under ^ and -
+    "(2x)^2", "-(2x)", "-(2x)^2", "-(x^2)", "(x^2)^3", "x^2^3", "x^y^z", "(x^y)^z",
+    # unary minus
+    "-3x", "-x^2", "4x - -3", "-x^2 * -y", "4 - -x", "x - -x^2", "3x - -2x", "x + -3",
+    "x + -3y", "x + -3y^2", "-(x + 1)", "-(x - 1)", "-(x * 1)", "--x", "-0", "-0.0", "x - 0",
+    "-0.0x + 0.0x", "x + -0.0",
+    # floats and their printing
+    "1.5x + 0.5x", "0.5x + 0.5x", "0.1 + 0.2", "1.0x", "2.50y", "0.000001x", ".5x", "5.x",
+    "123456789.123456789", "7.0000000000001", "1000000000000000000000.5", "1e5", "1.5e",
+    "100000000000000000000000.0", "0.1x + 0.1x^2", "0.3333333333333333 * x",
+    "99999999999999999999999999999.0 * y", "1.7976931348623157e308", "2.2250738585072014",
+    "0.00000000000000000000000000001 + x",
+    # integers at the native core's limit (15 digits) and past it
+    "123456789012345x", "1234567890123456x", "000000000000000000001x", "999999999999999",
+    # nested powers, division chains, factorials, functions, equations
+    "x^(-2)", "x^-2", "2^0.5", "x / y / z", "x / (y / z)", "(x / y) / z", "3!", "-3!", "3!x",
+    "x!", "(3)!", "sgn(x) + 2", "sgnx", "sgn(-x)", "sgn(x + 1)^2", "abs(x)", "x = y + 1 = 2",
+    "x = -3", "2 = 3", "[x + 1] * 2", "4x \u2013 2",
+    # association
+    "2 - 3 - 4", "2 - (3 - 4)", "2 + (3 + 4)", "(2 + 3) + 4", "2 * (3 * 4)", "2 * 3 * 4",
+    "x * (y + z)^2", "(x + y)(x - y)", "4x * 2y^2 * 7q", "h^4 * 10f^3 * f^3",
+    # malformed
+    ".", "1..2", "x + ", "", "   ", "x y z", "()", "(x", "x)", "x ^", "^x", "x = ", "* x",
+    "2 * * 3", "x ! y", "x$", "\u00e9", "x\ty\nz", "X + x", "Zy^2",
+    # node caps and depth
+    " + ".join(f"{k}x" for k in range(1, 129)),
+    "(" * 60 + "x" + ")" * 60,
+    "(" * 200 + "x" + ")" * 200,
+    "x" + "^x" * 120,
+]
+
+CHARACTERS = list("0123456789.xyzXab+-*/^!()[]= ") + ["sgn(", "\u2013"]
+NUMBERS = ["0", "1", "2", "3", "7", "10", "12", "100", "0.5", "1.5", "2.0", "0.25",
+           "0.0000001", "123.456", "123456789.0", "31622", "99999"]
+
+
+def _grammar_text(rng: random.Random, depth: int = 0) -> str:
+    if depth > 4 or rng.random() < 0.3:
+        pick = rng.random()
+        if pick < 0.4:
+            return rng.choice(NUMBERS)
+        if pick < 0.8:
+            return rng.choice("xyzab")
+        return rng.choice(["2x", "3y^2", "x^2", "-x", "4x^3", "x^0.5"])
+    left, right = _grammar_text(rng, depth + 1), _grammar_text(rng, depth + 1)
+    shape = rng.random()
+    if shape < 0.2:
+        left = f"({left})"
+    elif shape > 0.8:
+        right = f"({right})"
+    operators = [" + ", " - ", " * ", " / ", "^", ""] + ([" = "] if depth == 0 else [])
+    text = left + rng.choice(operators) + right
+    if rng.random() < 0.1:
+        text = "-" + text
+    elif rng.random() < 0.05:
+        text = f"sgn({text})"
+    return text
+
+
+def grammar_texts(count: int, seed: int) -> List[str]:
+    rng = random.Random(seed)
+    return [_grammar_text(rng) for _ in range(count)]
+
+
+def random_strings(count: int, seed: int) -> List[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(CHARACTERS) for _ in range(rng.randint(1, 14)))
+            for _ in range(count)]
+
+
+def recorded_texts() -> List[str]:
+    texts: List[str] = []
+    for episode in json.loads((DATA / "trajectories.json").read_text()):
+        texts.extend(step["text"] for step in episode["steps"])
+    return texts
+
+
+def played_texts(episodes: int, seed: int) -> List[str]:
+    """The texts of seeded masked random play on every built-in env and difficulty."""
+    texts: List[str] = []
+    rng = np.random.default_rng(seed)
+    for env_class in ENV_TASKS.values():
+        for difficulty in MathyEnvDifficulty:
+            env = env_class()
+            for _ in range(episodes):
+                state, _ = env.get_initial_state(MathyEnvProblemArgs(difficulty=difficulty))
+                for _ in range(state.max_moves):
+                    texts.append(state.agent.problem)
+                    valid = np.argwhere(np.asarray(env.get_valid_moves(state)))
+                    if not len(valid):
+                        break
+                    rule, node = valid[int(rng.integers(len(valid)))]
+                    state, _, _ = env.get_next_state(state, (int(rule), int(node)))
+                    if env.is_terminal_state(state):
+                        texts.append(state.agent.problem)
+                        break
+    return texts
+
+
+# -- the comparison -------------------------------------------------------------------
+
+
+def _mathy_core_tree(text: str) -> Optional[MathExpression]:
+    try:
+        return ExpressionParser().parse(text)
+    except Exception:  # mathy_core raises several kinds (RecursionError too)
+        return None
+
+
+def assert_same_tree(built: MathExpression, parsed: MathExpression, text: str) -> None:
+    """Node for node, as the docstring says; node ids in the same order."""
+    positions: Dict[int, int] = {}
+    built_nodes = built.to_list("preorder")
+    parsed_nodes = parsed.to_list("preorder")
+    assert len(built_nodes) == len(parsed_nodes), text
+    for position, node in enumerate(parsed_nodes):
+        positions.setdefault(id(node), position)
+    built_positions: Dict[int, int] = {}
+    for position, node in enumerate(built_nodes):
+        built_positions.setdefault(id(node), position)
+
+    def where(node: Optional[MathExpression], table: Dict[int, int]) -> Optional[int]:
+        return None if node is None else table[id(node)]
+
+    for mine, theirs in zip(built_nodes, parsed_nodes):
+        assert type(mine) is type(theirs), text
+        assert mine.__dict__.keys() == theirs.__dict__.keys(), text
+        for name in ("left", "right", "parent", "child"):
+            if name in theirs.__dict__:
+                assert where(mine.__dict__[name], built_positions) == where(
+                    theirs.__dict__[name], positions
+                ), (text, name)
+        for name, value in theirs.__dict__.items():
+            if name in ("left", "right", "parent", "child", "id", "classes"):
+                continue
+            other = mine.__dict__[name]
+            assert type(other) is type(value), (text, name)
+            if type(value) is float:
+                assert (math.isnan(value) and math.isnan(other)) or (
+                    value == other and math.copysign(1, value) == math.copysign(1, other)
+                ), (text, name, value, other)
+            else:
+                assert other == value, (text, name)
+        assert mine.classes == [mine.id], text
+    # The ids are numbered in the same order as mathy_core numbers them.
+    assert np.argsort([int(n.id[3:]) for n in built_nodes]).tolist() == np.argsort(
+        [int(n.id[3:]) for n in parsed_nodes]
+    ).tolist(), text
+
+
+def compare(text: str) -> bool:
+    """Check the native core on `text`; whether it accepted the text."""
+    expected = _mathy_core_tree(text)
+    parsed = native.Expression.parse(text)
+    if parsed is None:
+        return False
+    assert expected is not None, f"the native core accepts {text!r}, which mathy_core rejects"
+    printed = str(expected)
+    assert parsed.text() == printed, (text, parsed.text(), printed)
+    nodes = expected.to_list("inorder")
+    assert parsed.type_ids() == [node.type_id for node in nodes], text
+    for preferred in (False, True):
+        rules = core_rules(preferred)
+        cells = bytes(int(rule.can_apply_to(node)) for rule in rules for node in nodes)
+        if parsed.mask(preferred) != cells:
+            got = np.frombuffer(parsed.mask(preferred), np.int8).reshape(len(rules), -1)
+            want = np.frombuffer(cells, np.int8).reshape(len(rules), -1)
+            raise AssertionError(
+                f"{text!r} (preferred={preferred}): (rule, node) cells that differ: "
+                f"{np.argwhere(got != want).tolist()[:10]}"
+            )
+    root, made = parsed.nodes()
+    built = build_nodes(made)
+    assert_same_tree(built[root], expected, text)
+    # The layout's walk (mathy_envs.traversal.walk_tree), the in-order nodes as
+    # the built tree's.
+    order, *walked = parsed.walk()
+    expected_walk = walk_tree(expected)
+    assert walked == list(expected_walk[1:]), text
+    assert [built[index] for index in order] == built[root].to_list("inorder"), text
+    return True
+
+
+def check_all(texts: Iterator[str]) -> Dict[str, int]:
+    seen: Set[str] = set()
+    counts = {"accepted": 0, "refused": 0}
+    for text in texts:
+        if text in seen:
+            continue
+        seen.add(text)
+        counts["accepted" if compare(text) else "refused"] += 1
+    return counts
+
+
+# -- the samples ------------------------------------------------------------------------
+
+
+def test_the_hazards() -> None:
+    counts = check_all(iter(HAZARDS))
+    # Most of them are within the native core's reach.
+    assert counts["accepted"] >= 70, counts
+
+
+def test_the_recorded_trajectories() -> None:
+    counts = check_all(iter(recorded_texts()))
+    assert counts["refused"] == 0, counts  # generated problems are all within reach
+
+
+def test_random_play_on_every_env() -> None:
+    counts = check_all(iter(played_texts(episodes=2, seed=0)))
+    assert counts["accepted"] > 500 and counts["refused"] < counts["accepted"] // 10, counts
+
+
+def test_grammar_texts_and_random_strings() -> None:
+    counts = check_all(iter(grammar_texts(1500, seed=0) + random_strings(1500, seed=0)))
+    assert counts["accepted"] > 700, counts
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(4))
+def test_bigger_samples(seed: int) -> None:
+    counts = check_all(
+        iter(played_texts(episodes=10, seed=seed + 1)
+             + grammar_texts(25000, seed=seed + 1) + random_strings(10000, seed=seed + 1))
+    )
+    assert counts["accepted"] > 10000, counts
+
+
+# -- the library's use of it ----------------------------------------------------------
+
+
+def test_the_library_parser_and_a_plain_one_read_as_native() -> None:
+    assert reads_as_native(new_parser()) and reads_as_native(ExpressionParser())
+
+
+def test_a_changed_parser_is_parsed_by_mathy_core() -> None:
+    class Subclass(ExpressionParser):
+        pass
+
+    patched = ExpressionParser()
+    patched.parse_add = lambda: None  # type: ignore[method-assign, assignment]
+    with_function = new_parser()
+    with_function.tokenizer.functions = {**with_function.tokenizer.functions, "abs": KINDS[0]}
+    padded = ExpressionParser()
+    padded.tokenizer.exclude_padding = False
+    for parser in (Subclass(), patched, with_function, padded):
+        assert not reads_as_native(parser)
+        assert native_tree(parser, "4x + 2") is None
+
+
+@pytest.mark.skipif(CORE != "native", reason="MATHY_ENVS_CORE chose the pure-Python core")
+def test_native_tree_is_a_fresh_tree_each_time() -> None:
+    parser = new_parser()
+    first, second = native_tree(parser, "4x + 2y"), native_tree(parser, "4x + 2y")
+    assert first is not None and second is not None and first is not second
+    assert not {id(n) for n in first.to_list()} & {id(n) for n in second.to_list()}
+
+
+def test_the_core_in_use_parses_the_library_texts() -> None:
+    # With the native core in use, the library's caches keep its parse (whose
+    # mask the core rules use); with the pure-Python core, they never do.
+    entry = ExpressionCache().parse("4x + 2y + 2x")
+    assert (entry.native is not None) == (CORE == "native")
+    assert str(entry.tree) == "4x + 2y + 2x" and len(entry) == 11
+
+
+def test_every_core_rule_type_is_checked() -> None:
+    # The mask rows compared above are exactly the seven core rules, in action order.
+    assert [type(rule) for rule in core_rules()] == list(CORE_RULE_TYPES)
+    assert native.CORE_RULES == len(CORE_RULE_TYPES)
