@@ -95,9 +95,9 @@ def native_parse(parser: ExpressionParser, text: str) -> Optional[NativeParse]:
     None when the native core is not in use, `parser` may read texts otherwise,
     or the native core refuses `text` (mathy_core may reject it, or it is beyond
     the native core's reach)."""
-    if NATIVE is None or not reads_as_native(parser):
+    if NATIVE is None or type(text) is not str or not reads_as_native(parser):
         return None
-    parsed = NATIVE.Expression.parse(text)
+    parsed = NATIVE.Expression.parse(text)  # None for a str with no UTF-8 form
     if parsed is None:
         return None
     root, described = parsed.nodes()

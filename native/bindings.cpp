@@ -19,9 +19,17 @@ struct Parsed {
     std::vector<int> order;  // in-order node indices: action index -> node
 };
 
-std::optional<Parsed> parse(const std::string& text) {
+std::optional<Parsed> parse(const py::handle& text) {
+    // Only a str, and only one with a UTF-8 form (no lone surrogates).
+    if (!PyUnicode_Check(text.ptr())) return std::nullopt;
+    Py_ssize_t size = 0;
+    const char* utf8 = PyUnicode_AsUTF8AndSize(text.ptr(), &size);
+    if (utf8 == nullptr) {
+        PyErr_Clear();
+        return std::nullopt;
+    }
     Parsed parsed;
-    if (!parsed.tree.parse(text)) return std::nullopt;
+    if (!parsed.tree.parse(std::string(utf8, static_cast<size_t>(size)))) return std::nullopt;
     parsed.order = parsed.tree.in_order();
     return parsed;
 }
@@ -37,7 +45,8 @@ PYBIND11_MODULE(_native, module) {
     py::class_<Parsed>(module, "Expression")
         .def_static("parse", &parse, py::arg("text"),
                     "The tree of `text`, or None where mathy_core would raise or the "
-                    "text is outside what the native core reproduces.")
+                    "text is outside what the native core reproduces (anything but a "
+                    "str with a UTF-8 form included).")
         .def("text", [](const Parsed& self) { return self.tree.text(); },
              "mathy_core's printed text of the tree.")
         .def("__len__", [](const Parsed& self) { return self.order.size(); })

@@ -38,6 +38,7 @@ constexpr int IS_MULT = T_MULTIPLY | T_DIVIDE;
 
 constexpr size_t MAX_TEXT_BYTES = 8192;
 constexpr int MAX_INT_DIGITS = 15;
+constexpr size_t MAX_INT_TEXT = 32;  // characters of an integer, leading zeros included
 constexpr int MAX_PARSE_DEPTH = 150;  // nested parse_add and parse_unary calls
 constexpr int MAX_TREE_DEPTH = 200;
 
@@ -108,6 +109,9 @@ Node constant_node(const std::string& digits, bool negate) {
     Node node{CONSTANT};
     const size_t dots = std::count(digits.begin(), digits.end(), '.');
     if (dots == 0) {
+        // Python's int() counts leading zeros against its digit limit (at least
+        // 640, settable): refuse long runs whatever their value.
+        if (digits.size() > MAX_INT_TEXT) throw Refused{};
         size_t start = 0;
         while (start + 1 < digits.size() && digits[start] == '0') ++start;
         if (digits.size() - start > MAX_INT_DIGITS) throw Refused{};
@@ -561,7 +565,8 @@ Tree::Walk Tree::walk() const {
                     value = static_cast<double>(n.int_value);
                 } else {
                     out.exact = false;
-                    value = n.number();
+                    // `float(value or 0.0)`: a negative zero is falsy, so +0.0.
+                    value = n.number() == 0.0 ? 0.0 : n.number();
                 }
             }
             out.values_pre.push_back(value);
