@@ -11,7 +11,12 @@ import os
 from pybind11.setup_helpers import Pybind11Extension, build_ext
 from setuptools import setup
 
-SOURCES = ["native/expression.cpp", "native/rules.cpp", "native/bindings.cpp"]
+SOURCES = [
+    "native/expression.cpp",
+    "native/rules.cpp",
+    "native/apply.cpp",
+    "native/bindings.cpp",
+]
 
 extensions = []
 if os.environ.get("MATHY_ENVS_BUILD_NATIVE", "1") != "0":

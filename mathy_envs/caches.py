@@ -119,6 +119,13 @@ class ExpressionCache:
             raise ValueError(f"no node {index} in {quote(text)}")
         return node
 
+    def forget(self, text: str) -> None:
+        """Drop the entry of `text`, as `take_tree` does when it hands the cached
+        tree over: a step done by the native core leaves the tree alone, and
+        forgetting its text keeps the cache (and the garbage collector's work) as
+        small as the pure-Python step leaves it."""
+        self._entries.pop(text)
+
     def clear(self) -> None:
         self._entries.clear()
 

@@ -23,9 +23,9 @@ from .limits import (
 from .masks import MaskCache
 from .observations import MathyObservation, ObservationKind, ObservationType
 from .parsers import default_parser
-from .tree_ops import apply_at, copy_tree, is_library_code
+from .tree_ops import DeferredChange, apply_at, copy_tree, is_library_code
 from .rewards import PENALIZING_RULES, EnvRewards, REWARDING_RULES, RewardScheme, win_signal
-from .rules import CORE_RULE_TYPES, core_rules
+from .rules import CORE_RULE_TYPES, are_core_rules, core_rules
 from .rendering import Rendering
 from .settings import check_flag, check_real, check_seed
 from .state import MathyEnvState, MathyEnvStateStep, check_state
@@ -326,14 +326,34 @@ class MathyEnv(ActionSpace, Rendering):
             return self._invalid_action(state, move)
         rule_index, node_index = move
         rule = self._rules[rule_index]
-        change = apply_at(rule, self._expressions.take_node(text, node_index))
-        assert change.result is not None
-        out_text = str(change.result.get_root())
+        out_text = self._native_rewrite(text, move)
+        change: ExpressionChangeRule
+        if out_text is None:
+            change = apply_at(rule, self._expressions.take_node(text, node_index))
+            assert change.result is not None
+            out_text = str(change.result.get_root())
+        else:
+            expressions = self._expressions
+            change = DeferredChange(
+                rule, lambda: apply_at(rule, expressions.take_node(text, node_index))
+            )
         out_state = state.get_out_state(out_text, move, state.agent.moves_remaining - 1)
         time_step = self.get_state_transition(out_state)
         if self.verbose:
             self.print_state(out_state, rule.name, node_index, change, time_step.reward)
         return out_state, time_step, change
+
+    def _native_rewrite(self, text: str, move: ActionType) -> Optional[str]:
+        """The text `move` gives, written by the native core when the text was
+        parsed by it and the rules are the core rules (`are_core_rules`); None
+        otherwise, or where it leaves the rewrite to mathy_core."""
+        native = self._expressions.parse(text).native
+        if native is None or not are_core_rules(self._rules):
+            return None
+        written: Optional[str] = native.apply(*move)
+        if written is not None:
+            self._expressions.forget(text)
+        return written
 
     def _admits(self, text: str, move: ActionType) -> bool:
         """Whether the valid-move mask of `text` holds `move`."""

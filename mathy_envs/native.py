@@ -4,8 +4,9 @@ mathy_envs has two cores that give the same answers. The pure-Python core calls
 mathy_core for parsing, printing and rules; it is the reference, and it handles
 everything. The native core (`mathy_envs._native`, C++ built from `native/` when
 the package is installed with a C++17 compiler) re-implements mathy_core's
-tokenizer, parser and printer and the core rules' checks for speed; it refuses
-anything it does not reproduce exactly, which then goes to the Python core.
+tokenizer, parser and printer and the core rules' checks and rewrites for speed;
+it refuses anything it does not reproduce exactly, which then goes to the Python
+core.
 
 The environment variable `MATHY_ENVS_CORE`, read once at import, chooses:
 

@@ -7,7 +7,8 @@ the private copies that user code (anything `is_library_code` says is not the
 library's) is handed instead of cached trees.
 """
 
-from typing import List, Optional
+import threading
+from typing import Any, Callable, Dict, List, Optional
 
 from mathy_core import BaseRule, ExpressionChangeRule, MathExpression
 
@@ -55,6 +56,39 @@ def node_at_index(tree: MathExpression, index: int) -> Optional[MathExpression]:
 
 
 _PACKAGE = __name__.partition(".")[0]
+
+
+class DeferredChange(ExpressionChangeRule):
+    """The change of a step whose new text the native core wrote: an
+    `ExpressionChangeRule` like any other, whose `node` and `result` (the rewritten
+    mathy_core tree) `make` builds with mathy_core the first time they are read,
+    so a step that never reads them never builds them."""
+
+    def __init__(self, rule: BaseRule, make: Callable[[], ExpressionChangeRule]) -> None:
+        self.__dict__.update(rule=rule, _make=make, _making=threading.Lock())
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for attributes not set yet: the ones mathy_core's change has.
+        making = self.__dict__.get("_making")
+        if making is None or name.startswith("__"):
+            raise AttributeError(name)
+        with making:
+            make = self.__dict__.pop("_make", None)
+            if make is not None:
+                made = make()
+                for key, value in vars(made).items():
+                    if key != "rule":
+                        self.__dict__[key] = value
+        return object.__getattribute__(self, name)
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # Copies and pickles hold the made change (a lock neither copies nor pickles).
+        self.__getattr__("node")
+        return {k: v for k, v in self.__dict__.items() if k not in ("_make", "_making")}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__dict__["_making"] = threading.Lock()
 
 
 def is_library_code(function: object) -> bool:
@@ -115,6 +149,7 @@ def _copy_node(node: MathExpression, parent: Optional[MathExpression]) -> MathEx
 __all__ = (
     "apply_at",
     "apply_rule",
+    "DeferredChange",
     "copy_tree",
     "is_library_code",
     "node_at_index",

@@ -80,6 +80,25 @@ PYBIND11_MODULE(_native, module) {
              "mathy_envs' `walk_tree` of the tree, with the creation-order index of "
              "each in-order node in place of the nodes: `(order, levels, preorder, "
              "parent_pre, type_ids_pre, values_pre, type_ids, values, exact)`.")
+        .def("apply",
+             [](const Parsed& self, int rule, int column) -> std::optional<std::string> {
+                 if (rule < 0 || rule >= CORE_RULES || column < 0 ||
+                     static_cast<size_t>(column) >= self.order.size())
+                     return std::nullopt;
+                 const int node = self.order[column];
+                 if (!self.tree.can_apply(rule, node, false) &&
+                     !self.tree.can_apply(rule, node, true))
+                     return std::nullopt;
+                 Tree rewritten = self.tree;  // the rules change the tree they apply to
+                 std::string text;
+                 if (!rewritten.apply(rule, node, text)) return std::nullopt;
+                 return text;
+             },
+             py::arg("rule"), py::arg("node"),
+             "The text of the whole expression after core rule `rule` (action order) "
+             "is applied at in-order node `node` by mathy_core's `apply_to`, or None "
+             "where the rule does not apply there or the native core leaves the "
+             "arithmetic to mathy_core.")
         .def("type_ids",
              [](const Parsed& self) {
                  std::vector<int> ids;

@@ -439,6 +439,17 @@ bool Tree::parse(const std::string& text) {
         root = NO_NODE;
         return false;
     }
+    // Every node is held by its parent (the last node it was attached to), so
+    // the printer never meets a link mathy_core's get_side would refuse.
+    for (size_t k = 0; k < nodes.size(); ++k) {
+        const int parent = nodes[k].parent;
+        if (parent != NO_NODE && nodes[parent].left != static_cast<int>(k) &&
+            nodes[parent].right != static_cast<int>(k)) {
+            nodes.clear();
+            root = NO_NODE;
+            return false;
+        }
+    }
     if (depth_of(*this, root, 0) > MAX_TREE_DEPTH) {
         nodes.clear();
         root = NO_NODE;
@@ -453,6 +464,9 @@ bool Tree::self_parens(int index) const {
     const int own = priority(nodes[index].kind);
     const int theirs = priority(nodes[parent].kind);
     if (theirs > own) return true;
+    // mathy_core's get_side raises when the parent does not hold the node (a
+    // rewrite of a shared node can leave such a link): the tree does not print.
+    if (nodes[parent].left != index && nodes[parent].right != index) throw Unprintable{};
     if (theirs == own) {
         const bool right_side = nodes[parent].left != index;  // get_side: left first
         auto add_or_sub = [](Kind kind) { return kind == ADD || kind == SUBTRACT; };

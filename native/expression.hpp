@@ -39,6 +39,10 @@ constexpr int TYPE_IDS[] = {10, 26, 3, 4, 5, 6, 7, 2, 1, 8, 11};
 
 constexpr int NO_NODE = -1;
 constexpr int MAX_NODES = 4096;
+constexpr int MAX_PRINT_DEPTH = 200;  // levels of a rewritten tree this core prints
+
+// Thrown by the printer where mathy_core's printer raises.
+struct Unprintable {};
 
 struct Node {
     Kind kind;
@@ -57,13 +61,21 @@ struct Node {
 };
 
 // A term `c * v ^ e` as mathy_core's `get_term_ex` reads it; absent parts unset.
+// The constants' nodes are kept for their Python type (a negated variable's -1
+// has no node: it is the int -1).
 struct Term {
     bool has_coefficient = false;
     double coefficient = 0.0;
+    int coefficient_node = NO_NODE;
     char variable = 0;  // 0: none
     bool has_exponent = false;
     double exponent = 0.0;
+    int exponent_node = NO_NODE;
 };
+
+// Where distributive factor out finds its two terms (mathy_core's `get_type`).
+enum FactorPosition { F_NONE, F_SIMPLE, F_CHAINED_LEFT, F_CHAINED_RIGHT, F_CHAINED_BOTH,
+                      F_CHAINED_LEFT_RIGHT, F_CHAINED_RIGHT_LEFT };
 
 class Tree {
   public:
@@ -97,12 +109,36 @@ class Tree {
     // 4 associative swap, 5 variable multiply, 6 restate subtraction), at `node`.
     bool can_apply(int rule, int node, bool preferred_commute) const;
 
+    // The printed text of the whole expression after mathy_core's `apply_to` of
+    // core rule `rule` at `node` (which `can_apply` accepts), on this tree; false
+    // (the tree then is unusable) where this core does not reproduce the rule's
+    // arithmetic: division, powers and equations of constants, integer overflow,
+    // factoring float coefficients.
+    bool apply(int rule, int node, std::string& text);
+
   private:
-    int add(Node node);
-    void attach_left(int parent, int child);
-    void attach_right(int parent, int child);
-    int binary(Kind kind, int left, int right);
-    int unary(Kind kind, int child);
+    // mathy_core's node making and linking (set_left / set_right set the child's
+    // parent; a direct assignment does not).
+    int make(Node node);
+    int make_binary(Kind kind, int left, int right);
+    int make_constant(const Node& like);
+    int make_int(int64_t value);
+    int make_variable(char name);
+    int clone(int node);
+    void set_left(int parent, int child);
+    void set_right(int parent, int child);
+    void set_side(int parent, int child, bool right_side);
+    int root_of(int node) const;
+    bool printable(int node, int depth) const;
+    int factor_type(int node, Term& left, Term& right) const;
+
+    bool apply_constants_simplify(int node, int& result);
+    bool apply_commutative_swap(int node, int& result);
+    bool apply_distributive_multiply(int node, int& result);
+    bool apply_factor_out(int node, int& result);
+    bool apply_associative_swap(int node, int& result);
+    bool apply_variable_multiply(int node, int& result);
+    bool apply_restate_subtraction(int node, int& result);
 
     void print(int node, std::string& out) const;
     bool self_parens(int node) const;

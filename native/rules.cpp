@@ -27,12 +27,14 @@ bool Tree::term(int index, Term& out) const {
             out.coefficient = -1;
             out.variable = nodes[nodes[child].left].name;
             out.has_exponent = true;
+            out.exponent_node = nodes[child].right;
             out.exponent = nodes[nodes[child].right].number();
             return true;
         }
     }
     if (n.kind == CONSTANT && !is(n.parent, POWER)) {
         out.has_coefficient = true;
+        out.coefficient_node = index;
         out.coefficient = n.number();
         return true;
     }
@@ -43,6 +45,7 @@ bool Tree::term(int index, Term& out) const {
     if (n.kind == MULTIPLY && is(n.left, CONSTANT)) {
         if (is(n.right, VARIABLE)) {
             out.has_coefficient = true;
+            out.coefficient_node = n.left;
             out.coefficient = nodes[n.left].number();
             out.variable = nodes[n.right].name;
             return true;
@@ -51,9 +54,11 @@ bool Tree::term(int index, Term& out) const {
             const Node& power = nodes[n.right];
             if (is(power.left, VARIABLE) && is(power.right, CONSTANT)) {
                 out.has_coefficient = true;
+                out.coefficient_node = n.left;
                 out.coefficient = nodes[n.left].number();
                 out.variable = nodes[power.left].name;
                 out.has_exponent = true;
+                out.exponent_node = power.right;
                 out.exponent = nodes[power.right].number();
                 return true;
             }
@@ -62,6 +67,7 @@ bool Tree::term(int index, Term& out) const {
     if (n.kind == POWER && is(n.left, VARIABLE) && is(n.right, CONSTANT)) {
         out.variable = nodes[n.left].name;
         out.has_exponent = true;
+        out.exponent_node = n.right;
         out.exponent = nodes[n.right].number();
         return true;
     }
@@ -139,38 +145,43 @@ bool Tree::distributive_multiply(int index) const {
 // has a variable here, so mathy_core takes the minimum): 1 divides both unless a
 // coefficient is 0, and a common factor below 1 exists only when both
 // coefficients are the same number between 0 and 1 (a float's own key).
-bool Tree::factor_out(int index) const {
+int Tree::factor_type(int index, Term& left, Term& right) const {
     const Node& n = nodes[index];
-    if (n.kind != ADD) return false;
-    Term left, right;
+    if (n.kind != ADD) return F_NONE;
     bool has_left = term(n.left, left);
     bool has_right = term(n.right, right);
     if (!has_left && !has_right) {
         if (is(n.right, ADD)) has_right = term(left_of(n.right), right);
-        if (!has_right || !right.variable) return false;
+        if (!has_right || !right.variable) return F_NONE;
         if (is(n.left, ADD)) has_left = term(right_of(n.left), left);
-        if (!has_left || !left.variable) return false;
-    } else if (has_left && has_right) {
-        // simple
-    } else if (has_left) {
-        if (is(n.right, ADD)) has_right = term(left_of(n.right), right);
-        if (has_right) {
-            if (!right.variable) return false;
-        } else {
-            if (is(n.right, ADD) && is(left_of(n.right), ADD))
-                has_right = term(left_of(left_of(n.right)), right);
-            if (!has_right || !right.variable) return false;
-        }
-    } else {
-        if (is(n.left, ADD)) has_left = term(right_of(n.left), left);
-        if (has_left) {
-            if (!left.variable) return false;
-        } else {
-            if (is(n.left, ADD) && is(right_of(n.left), ADD))
-                has_left = term(right_of(right_of(n.left)), left);
-            if (!has_left || !left.variable) return false;
-        }
+        if (!has_left || !left.variable) return F_NONE;
+        return F_CHAINED_BOTH;
     }
+    if (has_left && has_right) return F_SIMPLE;
+    if (has_left) {
+        if (is(n.right, ADD)) has_right = term(left_of(n.right), right);
+        if (has_right) return right.variable ? F_CHAINED_RIGHT : F_NONE;
+        if (is(n.right, ADD) && is(left_of(n.right), ADD))
+            has_right = term(left_of(left_of(n.right)), right);
+        if (!has_right || !right.variable) return F_NONE;
+        return F_CHAINED_RIGHT_LEFT;
+    }
+    if (is(n.left, ADD)) has_left = term(right_of(n.left), left);
+    if (has_left) return left.variable ? F_CHAINED_LEFT : F_NONE;
+    if (is(n.left, ADD) && is(right_of(n.left), ADD))
+        has_left = term(right_of(right_of(n.left)), left);
+    if (!has_left || !left.variable) return F_NONE;
+    return F_CHAINED_LEFT_RIGHT;
+}
+
+// DistributiveFactorOutRule(constants=False).can_apply_to. Its factoring of the two
+// coefficients only matters through `best`, the smallest common factor (a term
+// has a variable here, so mathy_core takes the minimum): 1 divides both unless a
+// coefficient is 0, and a common factor below 1 exists only when both
+// coefficients are the same number between 0 and 1 (a float's own key).
+bool Tree::factor_out(int index) const {
+    Term left, right;
+    if (factor_type(index, left, right) == F_NONE) return false;
     if (!left.variable && !right.variable) return false;  // constants=False
     const double left_coefficient = left.has_coefficient ? left.coefficient : 1.0;
     const double right_coefficient = right.has_coefficient ? right.coefficient : 1.0;

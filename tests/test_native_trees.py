@@ -14,7 +14,11 @@ exactly what mathy_core gives:
   rules at every node (with either commutative-swap preference) are mathy_core's;
 - the walk the library's node layout is made from (`walk_tree`) is the walk of
   mathy_core's tree;
-- it accepts no text mathy_core rejects.
+- it accepts no text mathy_core rejects;
+- every rewrite it writes (`Expression.apply(rule, node)`: the text of the whole
+  expression after a core rule's `apply_to`, which it leaves to mathy_core, with
+  None, for division, powers and equations of constants, integer overflow and
+  float coefficients to factor) is mathy_core's printed result, link for link.
 
 The default run checks a fast sample; the slow job (`-m slow`) a bigger one.
 """
@@ -233,6 +237,47 @@ def compare(text: str) -> bool:
     return True
 
 
+def _mathy_core_rewrite(text: str, rule: int, node: int) -> Optional[str]:
+    """mathy_core's `apply_to` of core rule `rule` at in-order node `node` of a
+    fresh parse of `text`, printed from the root; None where it raises."""
+    tree = ExpressionParser().parse(text)
+    try:
+        with np.errstate(all="ignore"):
+            change = core_rules()[rule].apply_to(tree.to_list("inorder")[node])
+            assert change.result is not None
+            return str(change.result.get_root())
+    except Exception:  # mathy_core raises several kinds, RecursionError too
+        return None
+
+
+def compare_rewrites(text: str, counts: Dict[str, int]) -> None:
+    """Every rewrite the native core writes for `text` is mathy_core's text."""
+    parsed = native.Expression.parse(text)
+    if parsed is None:
+        return
+    count = len(parsed)
+    cells = parsed.mask(False), parsed.mask(True)
+    for rule in range(len(CORE_RULE_TYPES)):
+        for node in range(count):
+            if not (cells[0][rule * count + node] or cells[1][rule * count + node]):
+                assert parsed.apply(rule, node) is None, (text, rule, node)
+                continue
+            written = parsed.apply(rule, node)
+            if written is None:
+                counts["left to mathy_core"] += 1
+                continue
+            expected = _mathy_core_rewrite(text, rule, node)
+            assert written == expected, (text, rule, node, written, expected)
+            counts["written"] += 1
+
+
+def check_rewrites(texts: Iterator[str]) -> Dict[str, int]:
+    counts = {"written": 0, "left to mathy_core": 0}
+    for text in dict.fromkeys(texts):
+        compare_rewrites(text, counts)
+    return counts
+
+
 def check_all(texts: Iterator[str]) -> Dict[str, int]:
     seen: Set[str] = set()
     counts = {"accepted": 0, "refused": 0}
@@ -266,6 +311,41 @@ def test_random_play_on_every_env() -> None:
 def test_grammar_texts_and_random_strings() -> None:
     counts = check_all(iter(grammar_texts(1500, seed=0) + random_strings(1500, seed=0)))
     assert counts["accepted"] > 700, counts
+
+
+def test_rewrites_of_played_texts_and_the_hazards() -> None:
+    counts = check_rewrites(iter(played_texts(episodes=1, seed=0) + HAZARDS))
+    assert counts["written"] > 5000 and counts["left to mathy_core"] < counts["written"] // 20, (
+        counts
+    )
+
+
+def test_rewrites_of_grammar_texts() -> None:
+    counts = check_rewrites(iter(grammar_texts(600, seed=1)))
+    assert counts["written"] > 1500, counts
+
+
+def test_no_rewrite_outside_the_mask_or_the_tree() -> None:
+    parsed = native.Expression.parse("4x + 2x")
+    assert parsed is not None
+    for rule, node in ((0, 0), (3, 0), (-1, 3), (7, 3), (3, -1), (3, 5), (3, 99)):
+        assert parsed.apply(rule, node) is None
+    assert parsed.apply(3, 3) == "(4 + 2) * x"
+
+
+@pytest.mark.slow
+def test_rewrites_of_the_recorded_trajectories() -> None:
+    counts = check_rewrites(iter(recorded_texts()))
+    assert counts["written"] > 20000 and counts["left to mathy_core"] == 0, counts
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(3))
+def test_rewrites_of_bigger_samples(seed: int) -> None:
+    counts = check_rewrites(
+        iter(played_texts(episodes=4, seed=seed + 10) + grammar_texts(6000, seed=seed + 10))
+    )
+    assert counts["written"] > 40000, counts
 
 
 @pytest.mark.slow

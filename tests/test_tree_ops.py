@@ -1,13 +1,21 @@
 """Copies of trees and rules applied by node index: what a copied tree lets its
 users do."""
 
+import copy
+import pickle
+import threading
+from typing import List, Tuple
+
+import numpy as np
 import pytest
-from mathy_core import UnaryExpression
+from mathy_core import ExpressionChangeRule, ExpressionParser, UnaryExpression
 from mathy_core.rules import CommutativeSwapRule
 
+from mathy_envs import envs
+from mathy_envs.native import CORE
 from mathy_envs.parsers import new_parser
 from mathy_envs.rules import core_rules
-from mathy_envs.tree_ops import apply_rule, copy_tree
+from mathy_envs.tree_ops import DeferredChange, apply_rule, copy_tree
 
 from oracles import parse
 
@@ -67,3 +75,71 @@ def test_every_core_rule_gives_on_a_copy_what_it_gives_on_a_fresh_parse(text: st
                 continue
             assert str(apply_rule(copy_tree(cached), rule, index).result.get_root()) == on_fresh
     assert str(cached) == printed
+
+
+# -- DeferredChange: the change of a step the native core wrote -------------------------
+
+
+def _python_change(text: str, move: Tuple[int, int]) -> ExpressionChangeRule:
+    env = envs.PolySimplify()
+    tree = ExpressionParser().parse(text)
+    return env.rules[move[0]].apply_to(tree.to_list("inorder")[move[1]])
+
+
+def _deferred(text: str, move: Tuple[int, int]) -> DeferredChange:
+    rule = envs.PolySimplify().rules[move[0]]
+    return DeferredChange(rule, lambda: apply_rule(ExpressionParser().parse(text), rule, move[1], text))
+
+
+def test_a_deferred_change_is_the_change_mathy_core_makes_once_read() -> None:
+    text, move = "4x + 2y + 2x", (1, 3)
+    made: List[int] = []
+    rule = envs.PolySimplify().rules[move[0]]
+
+    def make() -> ExpressionChangeRule:
+        made.append(1)
+        return apply_rule(ExpressionParser().parse(text), rule, move[1], text)
+
+    change = DeferredChange(rule, make)
+    assert isinstance(change, ExpressionChangeRule) and change.rule is rule and not made
+    expected = _python_change(text, move)
+    assert change.result is not None and expected.result is not None
+    assert str(change.result.get_root()) == str(expected.result.get_root())
+    assert str(change.node) == str(expected.node) and made == [1]
+    assert change.result is change.result and made == [1]  # made once
+    with pytest.raises(AttributeError):
+        change.no_such_attribute  # noqa: B018
+
+
+def test_a_deferred_change_copies_and_pickles_as_the_made_change() -> None:
+    change = _deferred("4x + 2x", (3, 3))
+    for other in (copy.copy(change), copy.deepcopy(change), pickle.loads(pickle.dumps(change))):
+        assert other.result is not None and str(other.result.get_root()) == "(4 + 2) * x"
+        assert other.rule.name == change.rule.name
+
+
+def test_threads_reading_a_deferred_change_get_the_same_change() -> None:
+    for _ in range(20):
+        change = _deferred("4x + 2y + 2x + 7y", (3, 3))
+        seen: List[object] = []
+        threads = [threading.Thread(target=lambda: seen.append(change.result)) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(seen) == 4 and all(result is seen[0] for result in seen)
+
+
+@pytest.mark.skipif(CORE != "native", reason="MATHY_ENVS_CORE chose the pure-Python core")
+def test_a_step_the_native_core_wrote_returns_the_change_mathy_core_would() -> None:
+    env = envs.PolySimplify()
+    state = env.state_from_text("4x + 2y + 2x + 7y", max_moves=10)
+    mask = np.asarray(env.get_valid_moves(state))
+    for rule, node in zip(*np.nonzero(mask)):
+        move = (int(rule), int(node))
+        out, _, change = env.get_next_state(state, move)
+        assert isinstance(change, DeferredChange)
+        expected = _python_change(state.agent.problem, move)
+        assert change.result is not None and expected.result is not None
+        assert str(change.result.get_root()) == str(expected.result.get_root()) == out.agent.problem
+        assert str(change.node) == str(expected.node)
