@@ -120,11 +120,13 @@ class ExpressionCache:
         return node
 
     def forget(self, text: str) -> None:
-        """Drop the entry of `text`, as `take_tree` does when it hands the cached
-        tree over: a step done by the native core leaves the tree alone, and
-        forgetting its text keeps the cache (and the garbage collector's work) as
-        small as the pure-Python step leaves it."""
-        self._entries.pop(text)
+        """Drop the entry of `text` where `take_tree` would hand the cached tree
+        over (an entry never shared): a step done by the native core leaves the
+        tree alone, and forgetting its text keeps the cache (and the garbage
+        collector's work) as small as the pure-Python step leaves it."""
+        entry = self._cached(text)
+        if entry is not None and not entry.shared:
+            self._entries.pop(text)
 
     def clear(self) -> None:
         self._entries.clear()

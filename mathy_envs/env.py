@@ -22,8 +22,8 @@ from .limits import (
 )
 from .masks import MaskCache
 from .observations import MathyObservation, ObservationKind, ObservationType
-from .parsers import default_parser
-from .tree_ops import DeferredChange, apply_at, copy_tree, is_library_code
+from .parsers import default_parser, parse_text
+from .tree_ops import DeferredChange, apply_at, apply_rule, copy_tree, is_library_code
 from .rewards import PENALIZING_RULES, EnvRewards, REWARDING_RULES, RewardScheme, win_signal
 from .rules import CORE_RULE_TYPES, are_core_rules, core_rules
 from .rendering import Rendering
@@ -333,9 +333,10 @@ class MathyEnv(ActionSpace, Rendering):
             assert change.result is not None
             out_text = str(change.result.get_root())
         else:
-            expressions = self._expressions
+            # Made from a fresh parse, under the parser's lock: any thread may read it.
+            parser = self._expressions.parser
             change = DeferredChange(
-                rule, lambda: apply_at(rule, expressions.take_node(text, node_index))
+                rule, lambda: apply_rule(parse_text(parser, text), rule, node_index, text)
             )
         out_state = state.get_out_state(out_text, move, state.agent.moves_remaining - 1)
         time_step = self.get_state_transition(out_state)

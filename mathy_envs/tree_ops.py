@@ -62,7 +62,8 @@ class DeferredChange(ExpressionChangeRule):
     """The change of a step whose new text the native core wrote: an
     `ExpressionChangeRule` like any other, whose `node` and `result` (the rewritten
     mathy_core tree) `make` builds with mathy_core the first time they are read,
-    so a step that never reads them never builds them."""
+    so a step that never reads them never builds them. `make` may run in any
+    thread that reads the change: it must not use a thread's own caches."""
 
     def __init__(self, rule: BaseRule, make: Callable[[], ExpressionChangeRule]) -> None:
         self.__dict__.update(rule=rule, _make=make, _making=threading.Lock())
@@ -73,12 +74,13 @@ class DeferredChange(ExpressionChangeRule):
         if making is None or name.startswith("__"):
             raise AttributeError(name)
         with making:
-            make = self.__dict__.pop("_make", None)
+            make = self.__dict__.get("_make")
             if make is not None:
-                made = make()
+                made = make()  # if it raises, the next read tries again
                 for key, value in vars(made).items():
                     if key != "rule":
                         self.__dict__[key] = value
+                del self.__dict__["_make"]
         return object.__getattribute__(self, name)
 
     def __getstate__(self) -> Dict[str, Any]:

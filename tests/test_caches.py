@@ -124,3 +124,15 @@ def test_caches_sharing_entries_never_return_a_tree_another_took() -> None:
     tree = second.take_tree("2x + 3x")
     tree.left = tree.right = None
     assert str(first.parse("2x + 3x").tree) == "2x + 3x"
+
+
+def test_forget_drops_an_unshared_entry_and_keeps_a_shared_one() -> None:
+    cache = ExpressionCache()
+    entry = cache.parse("4x + 2x")
+    cache.forget("4x + 2x")
+    assert cache.parse("4x + 2x") is not entry  # parsed again
+    shared = cache.parse("4x + 2x")
+    shared.shared = True
+    cache.forget("4x + 2x")
+    cache.forget("never parsed")
+    assert cache.parse("4x + 2x") is shared

@@ -143,3 +143,32 @@ def test_a_step_the_native_core_wrote_returns_the_change_mathy_core_would() -> N
         assert change.result is not None and expected.result is not None
         assert str(change.result.get_root()) == str(expected.result.get_root()) == out.agent.problem
         assert str(change.node) == str(expected.node)
+
+
+def test_a_deferred_change_whose_making_fails_tries_again_when_read_again() -> None:
+    text, move = "4x + 2x", (3, 3)
+    rule = envs.PolySimplify().rules[move[0]]
+    calls: List[int] = []
+
+    def make() -> ExpressionChangeRule:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("the first try fails")
+        return apply_rule(ExpressionParser().parse(text), rule, move[1], text)
+
+    change = DeferredChange(rule, make)
+    with pytest.raises(RuntimeError, match="the first try fails"):
+        change.result  # noqa: B018
+    assert change.result is not None and str(change.result.get_root()) == "(4 + 2) * x"
+    assert len(calls) == 2
+
+
+def test_a_step_change_read_in_another_thread_is_the_same_change() -> None:
+    env = envs.PolySimplify()
+    state = env.state_from_text("4x + 2y + 2x", max_moves=10)
+    out, _, change = env.get_next_state(state, (1, 3))
+    read: List[str] = []
+    thread = threading.Thread(target=lambda: read.append(str(change.result.get_root())))
+    thread.start()
+    thread.join()
+    assert read == [out.agent.problem]
