@@ -112,7 +112,9 @@ class Sweep:
         by subtree shape. `native` is the native core's parse of the same tree
         (`ParsedExpression.native`), used when the rules are the core rules."""
         count = len(nodes)
-        if native is not None and self._core:
+        # Whether the rules are the core rules is asked each time: a rule's
+        # settings may have been changed since the sweep was made.
+        if native is not None and self._core and are_core_rules(self.rules):
             preferred = self.rules[1].preferred  # type: ignore[attr-defined]
             if type(preferred) is bool and len(native) == count:
                 cells = native.mask(preferred)

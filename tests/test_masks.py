@@ -307,3 +307,15 @@ def test_a_sweep_mask_owns_its_memory() -> None:
     mask = Sweep(core_rules()).mask(parse("4x + 2x").to_list("inorder"))
     # Nothing but the array itself to keep (or to collect) per cached mask.
     assert mask.flags.owndata and mask.base is None
+
+
+def test_a_core_rule_changed_after_use_is_asked_itself_on_every_core() -> None:
+    # Factor out with constants=True factors `2 + 4`; the native core answers for
+    # mathy_core's default rules only, so the changed rule is asked itself.
+    env = envs.PolySimplify()
+    env.get_valid_moves(env.state_from_text("4x + 2x", max_moves=5))
+    env.rules[3].constants = True  # type: ignore[attr-defined]
+    mask = np.asarray(env.get_valid_moves(env.state_from_text("2 + 4 + x", max_moves=5)))
+    assert mask[3].any()
+    fresh = envs.PolySimplify()
+    assert not np.asarray(fresh.get_valid_moves(fresh.state_from_text("2 + 4 + x", max_moves=5)))[3].any()
