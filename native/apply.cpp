@@ -9,10 +9,6 @@
 
 namespace mathy_native {
 
-namespace {
-bool truthy(bool present, double number) { return present && number != 0.0; }  // nan is truthy
-}  // namespace
-
 int Tree::make(Node node) {
     node.left = node.right = node.parent = NO_NODE;
     nodes.push_back(node);
@@ -292,35 +288,12 @@ bool Tree::apply_factor_out(int index, int& result) {
                (term.coefficient_node == NO_NODE || !nodes[term.coefficient_node].is_float);
     };
     if (!whole(left) || !whole(right)) return false;
-    auto coefficient = [&](const Term& term) -> Node {
-        if (!term.has_coefficient) {
-            Node one{CONSTANT};
-            one.int_value = 1;
-            return one;
-        }
-        if (term.coefficient_node == NO_NODE) {
-            Node minus_one{CONSTANT};
-            minus_one.int_value = -1;
-            return minus_one;
-        }
-        return nodes[term.coefficient_node];
-    };
-    const Node left_coefficient = coefficient(left);
-    const Node right_coefficient = coefficient(right);
+    const Node left_coefficient = coefficient_constant(left);
+    const Node right_coefficient = coefficient_constant(right);
     // factor_add_terms_ex
-    const bool exponents_match =
-        left.has_exponent && right.has_exponent && left.exponent == right.exponent;
-    const bool both_match =
-        !((truthy(left.has_exponent, left.exponent) || truthy(right.has_exponent, right.exponent)) &&
-          !exponents_match);
-    char variable = 0;
-    int exponent = NO_NODE;  // the exponent's node (a term's own), when set
-    bool has_exponent = false;
-    if (left.variable && right.variable && left.variable == right.variable && both_match) {
-        variable = left.variable;
-        has_exponent = left.has_exponent;
-        exponent = left.exponent_node;
-    }
+    const char variable = common_variable(left, right);
+    const bool has_exponent = variable && left.has_exponent;
+    const int exponent = variable ? left.exponent_node : NO_NODE;  // a term's own node
     auto differs = [&](const Term& term) {
         // `exponent and exponent != result.exponent`
         return truthy(term.has_exponent, term.exponent) &&
@@ -435,17 +408,6 @@ bool Tree::apply_variable_multiply(int index, int& result) {
         }
         return nodes[term.exponent_node];
     };
-    auto coefficient_of = [&](const Term& term) -> Node {
-        Node value{CONSTANT};
-        if (!term.has_coefficient) {
-            value.int_value = 1;
-        } else if (term.coefficient_node == NO_NODE) {
-            value.int_value = -1;
-        } else {
-            value = nodes[term.coefficient_node];
-        }
-        return value;
-    };
     const Node left_exponent = exponent_of(left), right_exponent = exponent_of(right);
     const int sum_left = make_constant(left_exponent);
     const int exponent_sum = make_binary(ADD, sum_left, make_constant(right_exponent));
@@ -453,7 +415,8 @@ bool Tree::apply_variable_multiply(int index, int& result) {
     int coefficient_term = NO_NODE;
     bool coefficient_product = false;
     if (left.has_coefficient || right.has_coefficient) {
-        const Node left_const = coefficient_of(left), right_const = coefficient_of(right);
+        const Node left_const = coefficient_constant(left);
+        const Node right_const = coefficient_constant(right);
         if (left.has_coefficient && right.has_coefficient) {
             const int first = make_constant(left_const);
             coefficient_term = make_binary(MULTIPLY, first, make_constant(right_const));

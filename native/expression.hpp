@@ -73,6 +73,9 @@ struct Term {
     int exponent_node = NO_NODE;
 };
 
+// Python's truth of an optional number: present and not zero (nan is true).
+inline bool truthy(bool present, double number) { return present && number != 0.0; }
+
 // Where distributive factor out finds its two terms (mathy_core's `get_type`).
 enum FactorPosition { F_NONE, F_SIMPLE, F_CHAINED_LEFT, F_CHAINED_RIGHT, F_CHAINED_BOTH,
                       F_CHAINED_LEFT_RIGHT, F_CHAINED_RIGHT_LEFT };
@@ -131,6 +134,12 @@ class Tree {
     int root_of(int node) const;
     bool printable(int node, int depth) const;
     int factor_type(int node, Term& left, Term& right) const;
+    // factor_add_terms_ex's common variable of two terms (0 for none): the same
+    // variable, with exponents that match or are both absent or zero.
+    char common_variable(const Term& left, const Term& right) const;
+    // A term's coefficient as a constant: its own node's, the int -1 of a negated
+    // variable, or the int 1 when it has none.
+    Node coefficient_constant(const Term& term) const;
 
     bool apply_constants_simplify(int node, int& result);
     bool apply_commutative_swap(int node, int& result);

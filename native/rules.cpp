@@ -4,10 +4,6 @@
 
 namespace mathy_native {
 
-namespace {
-bool truthy(bool present, double number) { return present && number != 0.0; }  // nan is truthy
-}  // namespace
-
 // mathy_core's `get_term_ex`.
 bool Tree::term(int index, Term& out) const {
     out = Term{};
@@ -189,14 +185,23 @@ bool Tree::factor_out(int index) const {
     if (no_factors(left_coefficient) || no_factors(right_coefficient)) return false;
     const bool best_is_one = !(left_coefficient == right_coefficient &&
                                left_coefficient > 0.0 && left_coefficient < 1.0);
-    const bool exponents_match = left.has_exponent && right.has_exponent &&
-                                 left.exponent == right.exponent;
+    return common_variable(left, right) != 0 || !best_is_one;
+}
+
+char Tree::common_variable(const Term& left, const Term& right) const {
+    const bool exponents_match =
+        left.has_exponent && right.has_exponent && left.exponent == right.exponent;
     const bool both_match =
         !((truthy(left.has_exponent, left.exponent) || truthy(right.has_exponent, right.exponent)) &&
           !exponents_match);
-    const bool common_variable =
-        left.variable && right.variable && left.variable == right.variable && both_match;
-    return common_variable || !best_is_one;
+    return (left.variable && left.variable == right.variable && both_match) ? left.variable : 0;
+}
+
+Node Tree::coefficient_constant(const Term& term) const {
+    if (term.has_coefficient && term.coefficient_node != NO_NODE) return nodes[term.coefficient_node];
+    Node value{CONSTANT};
+    value.int_value = term.has_coefficient ? -1 : 1;
+    return value;
 }
 
 bool Tree::associative_swap(int index) const {

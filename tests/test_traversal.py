@@ -3,23 +3,12 @@ from. Expected values come from mathy_core's own traversals (`to_list`) and node
 links of a fresh tree."""
 
 import pytest
-from mathy_core import ConstantExpression, ExpressionParser, MathExpression
+from helpers import depth_of, raw_value
+from mathy_core import ExpressionParser
 
 from mathy_envs.traversal import walk_tree
 
 TEXTS = ["4x + 2y + 3 * (x + 7)", "-3x + 7", "2x^2 * (y - 4)", "-(x + 2) + 0.5y", "12", "x"]
-
-
-def depth(node: MathExpression) -> int:
-    levels = 0
-    while node.parent is not None:
-        node = node.parent
-        levels += 1
-    return levels
-
-
-def value(node: MathExpression) -> float:
-    return float(node.value or 0.0) if isinstance(node, ConstantExpression) else 0.0
 
 
 @pytest.mark.parametrize("text", TEXTS)
@@ -30,7 +19,7 @@ def test_nodes_come_in_order_with_the_preorder_that_mathy_core_gives(text: str) 
     assert [id(node) for node in nodes] == [id(node) for node in inorder]
     pre = root.to_list("preorder")
     assert [id(nodes[index]) for index in preorder] == [id(node) for node in pre]
-    assert levels == 1 + max(depth(node) for node in inorder)
+    assert levels == 1 + max(depth_of(node) for node in inorder)
     for position, node in enumerate(pre):
         parent = parent_pre[position]
         if node.parent is None:
@@ -46,9 +35,9 @@ def test_type_ids_and_values_in_both_orders(text: str) -> None:
     inorder = root.to_list("inorder")
     pre = root.to_list("preorder")
     assert type_ids == [node.type_id for node in inorder]
-    assert values == [value(node) for node in inorder]
+    assert values == [raw_value(node) for node in inorder]
     assert type_ids_pre == [node.type_id for node in pre]
-    assert values_pre == [value(node) for node in pre]
+    assert values_pre == [raw_value(node) for node in pre]
 
 
 @pytest.mark.parametrize(
