@@ -15,6 +15,7 @@ SOURCES = [
     "native/expression.cpp",
     "native/rules.cpp",
     "native/apply.cpp",
+    "native/terms.cpp",
     "native/bindings.cpp",
 ]
 

@@ -101,6 +101,13 @@ class Sweep:
             self._checks[node_type] = checks
         return checks
 
+    def native_rules(self, native: Optional[Any]) -> bool:
+        """Whether the native core answers for these rules on an expression it
+        parsed (`native`, `ParsedExpression.native`): the rules are the core
+        rules. Asked each time: a rule's settings may have been changed since the
+        sweep was made."""
+        return native is not None and self._core and are_core_rules(self.rules)
+
     def mask(
         self,
         nodes: Sequence[MathExpression],
@@ -112,9 +119,7 @@ class Sweep:
         by subtree shape. `native` is the native core's parse of the same tree
         (`ParsedExpression.native`), used when the rules are the core rules."""
         count = len(nodes)
-        # Whether the rules are the core rules is asked each time: a rule's
-        # settings may have been changed since the sweep was made.
-        if native is not None and self._core and are_core_rules(self.rules):
+        if native is not None and self.native_rules(native):
             preferred = self.rules[1].preferred  # type: ignore[attr-defined]
             if type(preferred) is bool and len(native) == count:
                 cells = native.mask(preferred)
@@ -181,13 +186,24 @@ def keeps_value(
     expressions: ExpressionCache,
     fresh_tree: FreshTree,
     check: Optional[ValueCheck] = None,
+    native_rule: Optional[int] = None,
 ) -> bool:
     """Whether applying `rule` at the node gives an admissible text with the exact
     value of `parsed`: both the rule's own tree and the tree its printed text
     parses back to (mathy_core's printer can drop parentheses that matter) must
     have it. `check` is a `ValueCheck` of `parsed` to reuse. Any failure of
     mathy_core while applying it (numpy errors on extreme constants, assertions)
-    makes the action invalid."""
+    makes the action invalid.
+
+    `native_rule`, when given, is the core rule index of `rule`: the native core
+    then writes the rewrite (`ParsedExpression.native`) where it can, and tells
+    whether its text reads back as the rule's own tree."""
+    if check is None:
+        check = ValueCheck(parsed.tree, parsed.text)
+    if native_rule is not None and parsed.native is not None:
+        kept = _native_keeps_value(native_rule, node_index, parsed, expressions, check)
+        if kept is not None:
+            return kept
     try:
         with np.errstate(all="ignore"):
             change = apply_rule(fresh_tree(), rule, node_index, parsed.text)
@@ -196,8 +212,6 @@ def keeps_value(
             after = expressions.parse(str(rewritten))
     except Exception:
         return False
-    if check is None:
-        check = ValueCheck(parsed.tree, parsed.text)
     if same_tree(rewritten, after.tree):
         return check.keeps_value(after.tree)
     # The text reads back as another tree: it must be the same expression, and
@@ -207,6 +221,29 @@ def keeps_value(
     return check.keeps_value(after.tree, rewritten)
 
 
+def _native_keeps_value(
+    rule_index: int,
+    node_index: int,
+    parsed: ParsedExpression,
+    expressions: ExpressionCache,
+    check: ValueCheck,
+) -> Optional[bool]:
+    """`keeps_value` with the native core's rewrite, when it writes one whose
+    text reads back as the rule's own tree (then only that tree needs checking);
+    None otherwise."""
+    native: Any = parsed.native
+    text = native.apply(rule_index, node_index)
+    if text is None:
+        return None
+    try:
+        after = expressions.parse(text)
+    except Exception:
+        return False
+    if after.native is None or not native.rewrite_reads_as(rule_index, node_index, after.native):
+        return None
+    return check.keeps_value(after.tree)
+
+
 def remove_unsound(
     rules: Sequence[BaseRule],
     mask: MaskArray,
@@ -214,14 +251,20 @@ def remove_unsound(
     parsed: ParsedExpression,
     expressions: ExpressionCache,
     fresh_tree: FreshTree,
+    native: bool = False,
 ) -> None:
     """Zero the actions of `rows` whose result does not keep the value of
-    `parsed` or is outside the supported range."""
+    `parsed` or is outside the supported range. With `native`, the rules are the
+    core rules in action order (`Sweep.native_rules`) and the native core writes
+    the rewrites it can."""
     check = ValueCheck(parsed.tree, parsed.text)
     for rule_index in rows:
         rule = rules[rule_index]
+        native_rule = rule_index if native else None
         for node_index in np.flatnonzero(mask[rule_index]):
-            if not keeps_value(rule, int(node_index), parsed, expressions, fresh_tree, check):
+            if not keeps_value(
+                rule, int(node_index), parsed, expressions, fresh_tree, check, native_rule
+            ):
                 mask[rule_index, node_index] = 0
 
 
@@ -236,7 +279,10 @@ def checked_mask(
     layout = parsed.layout
     mask = sweep.mask(layout.nodes, layout, parsed.native)
     rules = sweep.rules
-    remove_unsound(rules, mask, rows_to_check(rules, parsed), parsed, expressions, fresh_tree)
+    remove_unsound(
+        rules, mask, rows_to_check(rules, parsed), parsed, expressions, fresh_tree,
+        sweep.native_rules(parsed.native),
+    )
     return mask
 
 

@@ -10,7 +10,7 @@ would number them with, in a fraction of the time. Otherwise, or when the native
 core refuses the text, it returns None and the caller parses with mathy_core.
 """
 
-from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Tuple, Type
+from typing import Any, FrozenSet, List, NamedTuple, Optional, Tuple, Type
 
 from mathy_core import (
     AddExpression,
@@ -48,7 +48,6 @@ KINDS: Tuple[Type[MathExpression], ...] = (
     SgnExpression,
 )
 """mathy_core's class of each native node kind (`native/expression.hpp`)."""
-_CONSTANT, _VARIABLE, _FIRST_UNARY = 0, 1, 8
 
 _PARSER_ATTRIBUTES: FrozenSet[str] = frozenset(
     {"tokenizer", "_tokens_cache", "_parse_cache", "tokens", "_all_tokens", "current_token"}
@@ -100,8 +99,11 @@ def native_parse(parser: ExpressionParser, text: str) -> Optional[NativeParse]:
     parsed = NATIVE.Expression.parse(text)  # None for a str with no UTF-8 form
     if parsed is None:
         return None
-    root, described = parsed.nodes()
-    nodes = build_nodes(described)
+    # Numbered as mathy_core numbers nodes: one more than the last id, in creation
+    # order (mathy_core's own counter is not locked either).
+    counter = BinaryTreeNode._idCounter
+    root, nodes = parsed.build(KINDS, counter)
+    BinaryTreeNode._idCounter = counter + len(nodes)
     return NativeParse(nodes[root], parsed, nodes)
 
 
@@ -111,59 +113,9 @@ def native_tree(parser: ExpressionParser, text: str) -> Optional[MathExpression]
     return None if made is None else made.tree
 
 
-def build_tree(root: int, nodes: List[Tuple[int, int, int, int, Any]]) -> MathExpression:
-    """The mathy_core tree of the native core's nodes (`Expression.nodes()`):
-    `(kind, left, right, parent, value or name)` in creation order."""
-    return build_nodes(nodes)[root]
-
-
-def build_nodes(nodes: List[Tuple[int, int, int, int, Any]]) -> List[MathExpression]:
-    """The mathy_core nodes of the native core's nodes, linked as described
-    (see `build_tree`), in the same order."""
-    made: List[MathExpression] = []
-    new = object.__new__
-    # Numbered as mathy_core numbers nodes: one more than the last id, in creation
-    # order (mathy_core's own counter is not locked either).
-    counter = BinaryTreeNode._idCounter
-    BinaryTreeNode._idCounter = counter + len(nodes)
-    for kind, left, right, _, value in nodes:
-        counter += 1
-        name = f"mn-{counter}"
-        node = new(KINDS[kind])
-        right_node = made[right] if right >= 0 else None
-        attributes: Dict[str, Any] = {
-            "id": name,
-            "left": made[left] if left >= 0 else None,
-            "right": right_node,
-            "parent": None,
-            "_rendering_change": False,
-            "_changed": False,
-            "classes": [name],
-            "cloned_node": None,
-            "cloned_target": "",
-        }
-        if kind >= _FIRST_UNARY:
-            attributes["child"] = right_node
-            attributes["child_on_left"] = False
-        elif kind == _CONSTANT:
-            attributes["value"] = value
-        elif kind == _VARIABLE:
-            attributes["identifier"] = value
-        node.__dict__ = attributes
-        made.append(node)
-    # A node's parent is the last node it was attached to, as in mathy_core (a
-    # node two nodes hold, as the `y` of `xy^2`, has one parent).
-    for node, (_, _, _, parent, _) in zip(made, nodes):
-        if parent >= 0:
-            node.parent = made[parent]
-    return made
-
-
 __all__ = (
     "KINDS",
     "NativeParse",
-    "build_nodes",
-    "build_tree",
     "native_parse",
     "native_tree",
     "reads_as_native",

@@ -499,7 +499,7 @@ bool Tree::apply_restate_subtraction(int index, int& result) {
     return negate_constant(nodes[constant]);
 }
 
-bool Tree::apply(int rule, int node, std::string& text) {
+bool Tree::apply(int rule, int node, std::string& text, int* top_out) {
     // ExpressionChangeRule.save_parent (every rule but the two swaps saves it
     // before changing anything; the swaps change the node in place).
     const int parent = nodes[node].parent;
@@ -527,11 +527,39 @@ bool Tree::apply(int rule, int node, std::string& text) {
     if (!in_place && parent != NO_NODE) set_side(parent, result, right_side);
     const int top = root_of(result);
     if (!printable(top, 0)) return false;
+    if (top_out != nullptr) *top_out = top;
     text.clear();
     try {
         print(top, text);
     } catch (const Unprintable&) {
         return false;
+    }
+    return true;
+}
+
+bool Tree::same(int node, const Tree& other, int other_node) const {
+    // values.py's same_tree: node types, shapes, constants (of the same Python
+    // type) and variable names.
+    std::vector<std::pair<int, int>> pairs{{node, other_node}};
+    while (!pairs.empty()) {
+        const auto [a, b] = pairs.back();
+        pairs.pop_back();
+        if (a == NO_NODE || b == NO_NODE) {
+            if (a != b) return false;
+            continue;
+        }
+        const Node& x = nodes[a];
+        const Node& y = other.nodes[b];
+        if (x.kind != y.kind) return false;
+        if (x.kind == CONSTANT) {
+            if (x.is_float != y.is_float) return false;
+            if (x.is_float ? !(x.float_value == y.float_value) : x.int_value != y.int_value)
+                return false;
+        } else if (x.kind == VARIABLE && x.name != y.name) {
+            return false;
+        }
+        pairs.push_back({x.left, y.left});
+        pairs.push_back({x.right, y.right});
     }
     return true;
 }

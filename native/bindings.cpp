@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "expression.hpp"
 
@@ -34,6 +35,111 @@ std::optional<Parsed> parse(const py::handle& text) {
     return parsed;
 }
 
+
+// The attribute names of mathy_core's nodes, interned once (static for the
+// interpreter's life: the names never change, so sharing them is safe).
+struct Names {
+    PyObject *id, *left, *right, *parent, *rendering_change, *changed, *classes,
+        *cloned_node, *cloned_target, *child, *child_on_left, *value, *identifier, *empty;
+};
+
+const Names& names() {
+    static const Names made = [] {
+        auto intern = [](const char* name) { return PyUnicode_InternFromString(name); };
+        return Names{intern("id"), intern("left"), intern("right"), intern("parent"),
+                     intern("_rendering_change"), intern("_changed"), intern("classes"),
+                     intern("cloned_node"), intern("cloned_target"), intern("child"),
+                     intern("child_on_left"), intern("value"), intern("identifier"),
+                     intern("")};
+    }();
+    return made;
+}
+
+// Set attribute `name` of `node` to `value` (a plain instance attribute, as
+// object's __setattr__ sets it); false on an error.
+bool set(PyObject* node, PyObject* name, PyObject* value) {
+    return PyObject_GenericSetAttr(node, name, value) == 0;
+}
+
+// `set`, stealing `value` (which may be null: an error).
+bool set_new(PyObject* node, PyObject* name, PyObject* value) {
+    if (value == nullptr) return false;
+    const bool ok = set(node, name, value);
+    Py_DECREF(value);
+    return ok;
+}
+
+// mathy_core's nodes of the tree, as its parser makes them: a node of class
+// `classes[kind]` with the attributes mathy_core's constructors set, in creation
+// order, linked as the arena is (a node two nodes hold is one object, whose parent
+// is the last node it was attached to).
+py::tuple build(const Parsed& self, const py::tuple& classes, long long counter) {
+    const Names& key = names();
+    const auto& arena = self.tree.nodes;
+    const size_t count = arena.size();
+    if (classes.size() != static_cast<size_t>(mathy_native::SGN) + 1)
+        throw py::value_error("classes must hold one class per node kind");
+    for (const auto& kind : classes)
+        if (!PyType_Check(kind.ptr())) throw py::type_error("classes must be classes");
+    py::list made(count);
+    std::vector<PyObject*> objects(count, nullptr);
+    py::tuple no_arguments(0);
+    for (size_t i = 0; i < count; ++i) {
+        const auto& n = arena[i];
+        auto* type = reinterpret_cast<PyTypeObject*>(classes[n.kind].ptr());
+        py::object node = py::reinterpret_steal<py::object>(
+            PyBaseObject_Type.tp_new(type, no_arguments.ptr(), nullptr));
+        if (!node) throw py::error_already_set();
+        const std::string id = "mn-" + std::to_string(counter + static_cast<long long>(i) + 1);
+        py::object name = py::reinterpret_steal<py::object>(
+            PyUnicode_DecodeASCII(id.data(), static_cast<Py_ssize_t>(id.size()), nullptr));
+        py::object classes_list = py::reinterpret_steal<py::object>(PyList_New(1));
+        if (!name || !classes_list) throw py::error_already_set();
+        PyList_SET_ITEM(classes_list.ptr(), 0, name.inc_ref().ptr());
+        // Set one by one, in the order mathy_core's constructors set them: the
+        // attributes then share their keys with every other node of the class.
+        PyObject* o = node.ptr();
+        PyObject* left = n.left >= 0 ? objects[n.left] : Py_None;
+        PyObject* right = n.right >= 0 ? objects[n.right] : Py_None;
+        bool ok = set(o, key.id, name.ptr()) && set(o, key.left, left) &&
+                  set(o, key.right, right) && set(o, key.parent, Py_None) &&
+                  set(o, key.rendering_change, Py_False) && set(o, key.changed, Py_False) &&
+                  set(o, key.classes, classes_list.ptr()) &&
+                  set(o, key.cloned_node, Py_None) && set(o, key.cloned_target, key.empty);
+        if (ok && n.unary()) {
+            ok = set(o, key.child, right) && set(o, key.child_on_left, Py_False);
+        } else if (ok && n.kind == mathy_native::CONSTANT) {
+            ok = set_new(o, key.value, n.is_float ? PyFloat_FromDouble(n.float_value)
+                                                  : PyLong_FromLongLong(n.int_value));
+        } else if (ok && n.kind == mathy_native::VARIABLE) {
+            ok = set_new(o, key.identifier, PyUnicode_FromStringAndSize(&n.name, 1));
+        }
+        if (!ok) throw py::error_already_set();
+        objects[i] = node.ptr();
+        made[i] = std::move(node);  // the list keeps it alive
+    }
+    // A node's parent is the last node it was attached to, as in mathy_core.
+    for (size_t i = 0; i < count; ++i) {
+        const int parent = arena[i].parent;
+        if (parent >= 0 && !set(objects[i], key.parent, objects[parent]))
+            throw py::error_already_set();
+    }
+    return py::make_tuple(self.tree.root, made);
+}
+// mathy_core's apply_to of core rule `rule` at in-order node `column`, on a copy
+// of the tree (`rewritten`), and its printed text; false where `apply` is None.
+bool rewrite(const Parsed& self, int rule, int column, Tree& rewritten, std::string& text,
+             int* top) {
+    if (rule < 0 || rule >= CORE_RULES || column < 0 ||
+        static_cast<size_t>(column) >= self.order.size())
+        return false;
+    const int node = self.order[column];
+    if (!self.tree.can_apply(rule, node, false) && !self.tree.can_apply(rule, node, true))
+        return false;
+    rewritten = self.tree;  // the rules change the tree they apply to
+    return rewritten.apply(rule, node, text, top);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, module) {
@@ -50,26 +156,11 @@ PYBIND11_MODULE(_native, module) {
         .def("text", [](const Parsed& self) { return self.tree.text(); },
              "mathy_core's printed text of the tree.")
         .def("__len__", [](const Parsed& self) { return self.order.size(); })
-        .def("nodes",
-             [](const Parsed& self) {
-                 // Creation order (mathy_core's order too): kind, left, right, parent,
-                 // and the constant's value (int or float) or the variable's name.
-                 py::list out(self.tree.nodes.size());
-                 size_t k = 0;
-                 for (const auto& n : self.tree.nodes) {
-                     py::object payload = py::none();
-                     if (n.kind == mathy_native::CONSTANT) {
-                         if (n.is_float) payload = py::float_(n.float_value);
-                         else payload = py::int_(n.int_value);
-                     } else if (n.kind == mathy_native::VARIABLE) {
-                         payload = py::str(std::string(1, n.name));
-                     }
-                     out[k++] = py::make_tuple(static_cast<int>(n.kind), n.left, n.right, n.parent, payload);
-                 }
-                 return py::make_tuple(self.tree.root, out);
-             },
-             "The nodes in creation order, `(root, [(kind, left, right, parent, "
-             "value or name)])`, indices into the list (-1 for none).")
+        .def("build", &build, py::arg("classes"), py::arg("counter"),
+             "mathy_core's tree of the text: `(root, nodes)`, the nodes made and "
+             "linked as mathy_core's parser makes them, in creation order, `classes` "
+             "being mathy_core's class of each node kind and the ids numbered from "
+             "`counter + 1` (the nodes of `walk` and `apply` are these indices).")
         .def("walk",
              [](const Parsed& self) {
                  const Tree::Walk w = self.tree.walk();
@@ -82,16 +173,9 @@ PYBIND11_MODULE(_native, module) {
              "parent_pre, type_ids_pre, values_pre, type_ids, values, exact)`.")
         .def("apply",
              [](const Parsed& self, int rule, int column) -> std::optional<std::string> {
-                 if (rule < 0 || rule >= CORE_RULES || column < 0 ||
-                     static_cast<size_t>(column) >= self.order.size())
-                     return std::nullopt;
-                 const int node = self.order[column];
-                 if (!self.tree.can_apply(rule, node, false) &&
-                     !self.tree.can_apply(rule, node, true))
-                     return std::nullopt;
-                 Tree rewritten = self.tree;  // the rules change the tree they apply to
+                 Tree rewritten;
                  std::string text;
-                 if (!rewritten.apply(rule, node, text)) return std::nullopt;
+                 if (!rewrite(self, rule, column, rewritten, text, nullptr)) return std::nullopt;
                  return text;
              },
              py::arg("rule"), py::arg("node"),
@@ -99,6 +183,29 @@ PYBIND11_MODULE(_native, module) {
              "is applied at in-order node `node` by mathy_core's `apply_to`, or None "
              "where the rule does not apply there or the native core leaves the "
              "arithmetic to mathy_core.")
+        .def("rewrite_reads_as",
+             [](const Parsed& self, int rule, int column,
+                const Parsed& other) -> std::optional<bool> {
+                 Tree rewritten;
+                 std::string text;
+                 int top = mathy_native::NO_NODE;
+                 if (!rewrite(self, rule, column, rewritten, text, &top)) return std::nullopt;
+                 return rewritten.same(top, other.tree, other.tree.root);
+             },
+             py::arg("rule"), py::arg("node"), py::arg("other"),
+             "Whether the tree `apply(rule, node)` prints is, to the letter, the tree "
+             "of `other` (the parse of that text, which mathy_core's printer can "
+             "make another tree), as values.same_tree compares them; None where "
+             "`apply` gives None.")
+        .def("simplified",
+             [](const Parsed& self) -> std::optional<bool> {
+                 const Tree::Answer answer = self.tree.simplified();
+                 if (answer == Tree::UNKNOWN) return std::nullopt;
+                 return answer == Tree::YES;
+             },
+             "mathy_core's `is_simplified` of the whole expression (no like terms, "
+             "every term in preferred form), or None where mathy_core would raise "
+             "or the native core leaves it to mathy_core.")
         .def("type_ids",
              [](const Parsed& self) {
                  std::vector<int> ids;

@@ -537,26 +537,6 @@ std::string Tree::text() const {
     return out;
 }
 
-std::vector<int> Tree::in_order() const {
-    std::vector<int> order;
-    // An explicit stack: (node, whether its left subtree was visited).
-    std::vector<std::pair<int, bool>> stack;
-    if (root != NO_NODE) stack.push_back({root, false});
-    while (!stack.empty()) {
-        auto [index, left_done] = stack.back();
-        stack.pop_back();
-        const Node& n = nodes[index];
-        if (!left_done) {
-            stack.push_back({index, true});
-            if (n.left != NO_NODE) stack.push_back({n.left, false});
-            continue;
-        }
-        order.push_back(index);
-        if (n.right != NO_NODE) stack.push_back({n.right, false});
-    }
-    return order;
-}
-
 Tree::Walk Tree::walk() const {
     // Step for step the walk of mathy_envs/traversal.py: pre-order numbers on the
     // way down each left spine, in-order numbers on the way back up.

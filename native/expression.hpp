@@ -92,8 +92,21 @@ class Tree {
     // mathy_core's `str(tree)`.
     std::string text() const;
 
-    // Node indices in mathy_core's in-order visit (a shared node appears twice).
+    // Node indices in mathy_core's in-order visit (a shared node appears twice),
+    // of the whole tree or of the subtree under `from`.
     std::vector<int> in_order() const;
+    std::vector<int> in_order(int from) const;
+    // Whether the subtree under `from` holds a node of `kind` (mathy_core's find_type).
+    bool holds(int from, Kind kind) const;
+
+    // A predicate's answer, or UNKNOWN where mathy_core would raise or this core
+    // does not reproduce it (the caller then asks mathy_core).
+    enum Answer { NO, YES, UNKNOWN };
+    // mathy_core's `is_simplified(root)` (native/terms.cpp): no like terms, and
+    // every term in preferred form.
+    Answer simplified() const;
+    // mathy_core's `get_terms(root)`.
+    std::vector<int> terms() const;
 
     int type_id(int node) const;
 
@@ -117,7 +130,12 @@ class Tree {
     // (the tree then is unusable) where this core does not reproduce the rule's
     // arithmetic: division, powers and equations of constants, integer overflow,
     // factoring float coefficients.
-    bool apply(int rule, int node, std::string& text);
+    // `top_out`, when given, is set to the root of the rewritten tree.
+    bool apply(int rule, int node, std::string& text, int* top_out = nullptr);
+
+    // values.py's `same_tree` of the subtree under `node` and `other`'s under
+    // `other_node`: the same node kinds, links, constants and names.
+    bool same(int node, const Tree& other, int other_node) const;
 
   private:
     // mathy_core's node making and linking (set_left / set_right set the child's
@@ -148,6 +166,12 @@ class Tree {
     bool apply_associative_swap(int node, int& result);
     bool apply_variable_multiply(int node, int& result);
     bool apply_restate_subtraction(int node, int& result);
+
+    // get_term(node) as has_like_terms keys it (YES), or NO where it is False.
+    Answer term_key(int node, std::string& variables, bool& has_exponent,
+                    double& exponent) const;
+    Answer simple_term(int term) const;     // is_simple_term
+    Answer preferred_term(int term) const;  // is_preferred_term_form
 
     void print(int node, std::string& out) const;
     bool self_parens(int node) const;
