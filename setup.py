@@ -16,6 +16,7 @@ SOURCES = [
     "native/rules.cpp",
     "native/apply.cpp",
     "native/terms.cpp",
+    "native/values.cpp",
     "native/bindings.cpp",
 ]
 

@@ -24,7 +24,7 @@ from mathy_core import (
 
 from .expressions import ParsedExpression
 from .limits import MAX_CONSTANT, MAX_DEPTH, MAX_NODES, check_constant, check_size
-from .values import check_defined
+from .values import ROOT_DENOMINATORS, check_defined
 
 SAFE_CONSTANT = 31622
 """Integer constants up to this size multiply to at most `MAX_CONSTANT`."""
@@ -94,9 +94,23 @@ def admit(entry: ParsedExpression) -> None:
             check_value = True
             if kind is EqualExpression:
                 entry.has_equation = True
-    if check_value:
+    if check_value and not defined_natively(entry):
         check_defined(entry.tree, text)
     entry.safe = safe and len(nodes) + unary <= SAFE_SIZE
+
+
+_ANY_POINT = ((1,) * 52,)
+"""A point for the native evaluator: every variable has the value 1."""
+
+
+def defined_natively(entry: ParsedExpression) -> bool:
+    """Whether the native core's evaluator (`Expression.point_values`) reaches
+    the whole tree: integers, sums, products, negations and whole powers, with
+    degrees within `MAX_DEGREE` even when each variable has the degree
+    `ROOT_DENOMINATORS`. Such a tree has a finite value that `check_defined`
+    evaluates exactly at every point."""
+    native = entry.native
+    return native is not None and native.point_values(_ANY_POINT, ROOT_DENOMINATORS) is not None
 
 
 def _simple_term(node: Optional[MathExpression]) -> bool:
@@ -120,4 +134,4 @@ def _simple_power(node: MathExpression) -> bool:
     )
 
 
-__all__ = ("SAFE_CONSTANT", "SAFE_SIZE", "admit")
+__all__ = ("SAFE_CONSTANT", "SAFE_SIZE", "admit", "defined_natively")

@@ -241,7 +241,8 @@ def _native_keeps_value(
         return False
     if after.native is None or not native.rewrite_reads_as(rule_index, node_index, after.native):
         return None
-    return check.keeps_value(after.tree)
+    kept = check.native_keeps_value(native, after.native)
+    return check.keeps_value(after.tree) if kept is None else kept
 
 
 def remove_unsound(

@@ -42,7 +42,7 @@ import math
 from fractions import Fraction
 from functools import lru_cache
 from numbers import Integral
-from typing import Callable, Dict, List, Literal, Optional, Tuple
+from typing import Any, Callable, Dict, List, Literal, Optional, Tuple
 
 from mathy_core import (
     AbsExpression,
@@ -533,6 +533,7 @@ class ValueCheck:
         self._floats: Optional[bool] = None  # found on first use
         self._roots: Optional[int] = None  # likewise
         self._values: Dict[Reading, Optional[Tuple[int, ...]]] = {}
+        self._native: Optional[Tuple[List[List[int]], Optional[List[int]]]] = None
 
     def _before(self, reading: Reading) -> Optional[Tuple[int, ...]]:
         if reading not in self._values:
@@ -569,6 +570,36 @@ class ValueCheck:
                 except ValueError:
                     return False
         return True
+
+
+    def native_keeps_value(self, before: Any, after: Any) -> Optional[bool]:
+        """`keeps_value` of one tree computed by the native core: `before` is its
+        parse of `self.before`'s text, `after` its parse of the tree to check
+        (`Expression.point_values`, which gives this module's values exactly).
+        None where either tree is outside its reach (floats, division, variable
+        exponents...): ask `keeps_value`."""
+        if self._native is None:
+            points = self._variable_points(before.variables())
+            self._native = points, before.point_values(points, self.roots)
+        points, expected = self._native
+        if expected is None:
+            return None
+        got = after.point_values(points, self.roots)
+        return None if got is None else bool(got == expected)
+
+    def _variable_points(self, names: str) -> List[List[int]]:
+        """The value of each variable of `names` at each of the `POINTS` points of
+        the decimal reading, as the native core takes them: 52 slots, `a`-`z`
+        then `A`-`Z`, 0 for a variable `before` does not have."""
+        points: List[List[int]] = []
+        for point in range(POINTS):
+            evaluator = _Evaluator(f"{self.seed}\x00{point}", "decimal", roots=self.roots)
+            slots = [0] * 52
+            for name in names:
+                slot = ord(name) - ord("a") if name.islower() else 26 + ord(name) - ord("A")
+                slots[slot] = evaluator._variable(name)
+            points.append(slots)
+        return points
 
 
 def same_expression(first: MathExpression, second: MathExpression, seed: str) -> bool:

@@ -2,6 +2,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -197,6 +198,38 @@ PYBIND11_MODULE(_native, module) {
              "of `other` (the parse of that text, which mathy_core's printer can "
              "make another tree), as values.same_tree compares them; None where "
              "`apply` gives None.")
+        .def("variables",
+             [](const Parsed& self) {
+                 std::string names;
+                 for (const auto& n : self.tree.nodes)
+                     if (n.kind == mathy_native::VARIABLE &&
+                         names.find(n.name) == std::string::npos)
+                         names.push_back(n.name);
+                 std::sort(names.begin(), names.end());
+                 return names;
+             },
+             "The distinct variable names of the tree, sorted.")
+        .def("point_values",
+             [](const Parsed& self, const std::vector<std::vector<uint64_t>>& points,
+                int64_t roots) -> std::optional<std::vector<uint64_t>> {
+                 if (roots < 1) throw py::value_error("roots must be at least 1");
+                 std::vector<uint64_t> out;
+                 for (const auto& point : points) {
+                     if (point.size() != 52)
+                         throw py::value_error("a point holds 52 variable values");
+                     uint64_t value = 0;
+                     if (self.tree.root == mathy_native::NO_NODE ||
+                         !self.tree.point_value(self.tree.root, point.data(), roots, value))
+                         return std::nullopt;
+                     out.push_back(value);
+                 }
+                 return out;
+             },
+             py::arg("points"), py::arg("roots"),
+             "values.py's exact value of the expression modulo 2^61 - 1 at each point "
+             "(52 values: `a`-`z` then `A`-`Z`, 0 for none), each variable of degree "
+             "`roots`; None where the tree is outside the native evaluator's reach "
+             "(see native/values.cpp).")
         .def("simplified",
              [](const Parsed& self) -> std::optional<bool> {
                  const Tree::Answer answer = self.tree.simplified();

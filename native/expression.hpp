@@ -130,6 +130,12 @@ class Tree {
     // (the tree then is unusable) where this core does not reproduce the rule's
     // arithmetic: division, powers and equations of constants, integer overflow,
     // factoring float coefficients.
+    // values.py's value of the subtree under `node` modulo 2^61 - 1 (its
+    // evaluator's field value) where each variable `a`-`z`, `A`-`Z` has the value
+    // `variables[0..51]` (0: none) and the degree `roots`; false where the tree
+    // is outside what native/values.cpp reproduces.
+    bool point_value(int node, const uint64_t* variables, int64_t roots, uint64_t& out) const;
+
     // `top_out`, when given, is set to the root of the rewritten tree.
     bool apply(int rule, int node, std::string& text, int* top_out = nullptr);
 

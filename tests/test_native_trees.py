@@ -42,7 +42,13 @@ from mathy_envs.native_trees import KINDS, native_tree, reads_as_native
 from mathy_envs.parsers import new_parser
 from mathy_envs.rules import core_rules
 from mathy_envs.terms import is_simplified
-from mathy_envs.values import same_tree
+from mathy_envs.values import (
+    ROOT_DENOMINATORS,
+    ValueCheck,
+    check_defined,
+    point_values,
+    same_tree,
+)
 from mathy_envs.traversal import walk_tree
 from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
 
@@ -240,7 +246,32 @@ def compare(text: str) -> bool:
     verdict = parsed.simplified()
     wanted = _mathy_core_simplified(expected)
     assert verdict == wanted or (verdict is None and wanted is not None), (text, verdict, wanted)
+    compare_values(parsed, expected, text)
     return True
+
+
+def compare_values(parsed: object, tree: MathExpression, text: str) -> Optional[bool]:
+    """The native evaluator gives values.py's values at the points, for both
+    degrees a variable can have; None where it leaves the tree to values.py."""
+    answered = None
+    if parsed.point_values(((1,) * 52,), ROOT_DENOMINATORS) is not None:  # type: ignore[attr-defined]
+        # What admission reads as "defined" (admission.defined_natively).
+        check_defined(tree, text)
+    for roots in (1, ROOT_DENOMINATORS):
+        check = ValueCheck(tree, text)
+        check._roots = roots
+        native_values = parsed.point_values(  # type: ignore[attr-defined]
+            check._variable_points(parsed.variables()), roots  # type: ignore[attr-defined]
+        )
+        if native_values is None:
+            continue
+        try:
+            wanted = list(point_values(tree, text, "decimal", roots=roots))
+        except ValueError:  # Undefined too: the native evaluator must have refused
+            raise AssertionError(f"{text!r}: values.py raises where the native core answers")
+        assert native_values == wanted, (text, roots, native_values, wanted)
+        answered = True
+    return answered
 
 
 def _mathy_core_simplified(tree: MathExpression) -> Optional[bool]:
@@ -352,6 +383,18 @@ def test_the_goal_check_is_native_on_played_texts() -> None:
     answers = [p.simplified() for p in parsed if p is not None]
     assert len(answers) > 500 and answers.count(None) == 0, len(answers)
     assert answers.count(True) > 0 and answers.count(False) > 0
+
+
+def test_the_value_checks_are_native_on_played_texts() -> None:
+    # Integer polynomials, powers among them: every generated text is within the
+    # native evaluator's reach (compare_values checks the values themselves).
+    texts = list(dict.fromkeys(played_texts(episodes=1, seed=4)))
+    answered = [
+        compare_values(parsed, _mathy_core_tree(text), text)  # type: ignore[arg-type]
+        for text in texts
+        if (parsed := native.Expression.parse(text)) is not None
+    ]
+    assert len(answered) > 250 and answered.count(None) == 0, len(answered)
 
 
 def test_rewrites_of_played_texts_and_the_hazards() -> None:

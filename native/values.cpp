@@ -1,0 +1,175 @@
+// Values of the native tree modulo the prime 2^61 - 1 at given points, as
+// mathy_envs/values.py's evaluator computes them (its value at the point, the
+// first of what it knows of a subtree), for the trees within reach: integer
+// constants, variables, sums, differences, products, negations, and powers whose
+// exponent is a whole constant >= 0 computed from integers. Anything else (a
+// float constant, division, a variable or negative exponent, an equation, a
+// factorial, a function, a degree past MAX_DEGREE, a variable with no value at
+// the point) is left to values.py: `point_value` returns false.
+#include <cstdint>
+
+#include "expression.hpp"
+
+namespace mathy_native {
+
+namespace {
+
+constexpr uint64_t PRIME = (uint64_t(1) << 61) - 1;
+constexpr int64_t MAX_DEGREE = int64_t(1) << 45;
+
+uint64_t reduce(unsigned __int128 x) {
+    // x mod 2^61 - 1, for x < 2^122.
+    uint64_t low = static_cast<uint64_t>(x & PRIME);
+    uint64_t high = static_cast<uint64_t>(x >> 61);
+    uint64_t sum = low + high;
+    sum = (sum & PRIME) + (sum >> 61);
+    return sum >= PRIME ? sum - PRIME : sum;
+}
+
+uint64_t multiply(uint64_t a, uint64_t b) {
+    return reduce(static_cast<unsigned __int128>(a) * b);
+}
+
+uint64_t power(uint64_t base, int64_t exponent) {
+    uint64_t result = 1;
+    while (exponent > 0) {
+        if (exponent & 1) result = multiply(result, base);
+        base = multiply(base, base);
+        exponent >>= 1;
+    }
+    return result;
+}
+
+// What values.py knows of a subtree, less what only the refused cases read.
+struct Known {
+    uint64_t field = 0;      // the value at the point, modulo PRIME
+    bool exact = false;      // `exact_value` holds the subtree's exact value
+    int64_t exact_value = 0;
+    bool constant = true;    // no variables
+    int64_t degree = 0;      // as a polynomial in the variables' t
+};
+
+}  // namespace
+
+bool Tree::point_value(int node, const uint64_t* variables, int64_t roots,
+                       uint64_t& out) const {
+    // An explicit post-order walk: results of the children come first.
+    struct Frame {
+        int node;
+        bool expanded;
+    };
+    std::vector<Frame> stack{{node, false}};
+    std::vector<Known> values;
+    while (!stack.empty()) {
+        Frame frame = stack.back();
+        stack.pop_back();
+        const Node& n = nodes[frame.node];
+        if (!frame.expanded) {
+            stack.push_back({frame.node, true});
+            // The right child is evaluated first and so ends up below the left.
+            if (n.right != NO_NODE) stack.push_back({n.right, false});
+            if (n.left != NO_NODE && !n.unary()) stack.push_back({n.left, false});
+            continue;
+        }
+        Known result;
+        switch (n.kind) {
+            case CONSTANT: {
+                if (n.is_float) return false;
+                const int64_t v = n.int_value;
+                const int64_t r = v % static_cast<int64_t>(PRIME);
+                result.field = static_cast<uint64_t>(r < 0 ? r + static_cast<int64_t>(PRIME) : r);
+                result.exact = true;
+                result.exact_value = v;
+                break;
+            }
+            case VARIABLE: {
+                const char c = n.name;
+                int slot = -1;
+                if (c >= 'a' && c <= 'z') slot = c - 'a';
+                else if (c >= 'A' && c <= 'Z') slot = 26 + (c - 'A');
+                if (slot < 0 || variables[slot] == 0) return false;
+                result.field = variables[slot];
+                result.constant = false;
+                result.degree = roots;
+                break;
+            }
+            case NEGATE: {
+                if (n.left != NO_NODE || n.right == NO_NODE) return false;
+                const Known child = values.back();
+                values.pop_back();
+                result = child;
+                result.field = child.field == 0 ? 0 : PRIME - child.field;
+                result.exact = child.exact && child.exact_value != INT64_MIN;
+                result.exact_value = result.exact ? -child.exact_value : 0;
+                break;
+            }
+            case ADD:
+            case SUBTRACT:
+            case MULTIPLY:
+            case POWER: {
+                if (n.left == NO_NODE || n.right == NO_NODE) return false;
+                const Known b = values.back();
+                values.pop_back();
+                const Known a = values.back();
+                values.pop_back();
+                result.constant = a.constant && b.constant;
+                int64_t exact = 0;
+                if (n.kind == ADD) {
+                    result.field = reduce(static_cast<unsigned __int128>(a.field) + b.field);
+                    result.exact = a.exact && b.exact &&
+                                   !__builtin_add_overflow(a.exact_value, b.exact_value, &exact);
+                    result.degree = a.degree > b.degree ? a.degree : b.degree;
+                } else if (n.kind == SUBTRACT) {
+                    result.field = reduce(static_cast<unsigned __int128>(a.field) + PRIME - b.field);
+                    result.exact = a.exact && b.exact &&
+                                   !__builtin_sub_overflow(a.exact_value, b.exact_value, &exact);
+                    result.degree = a.degree > b.degree ? a.degree : b.degree;
+                } else if (n.kind == MULTIPLY) {
+                    result.field = multiply(a.field, b.field);
+                    result.exact = a.exact && b.exact &&
+                                   !__builtin_mul_overflow(a.exact_value, b.exact_value, &exact);
+                    result.degree = a.degree + b.degree;  // each at most MAX_DEGREE
+                    if (result.degree > MAX_DEGREE) return false;  // values.py raises
+                } else {
+                    // A whole constant exponent >= 0 whose exact value is known.
+                    if (!b.constant || !b.exact || b.exact_value < 0) return false;
+                    const int64_t whole = b.exact_value;
+                    result.field = power(a.field, whole);
+                    if (a.exact) {
+                        // Kept exact while it fits; past that it is known at the
+                        // point only, which is all that is read of it here.
+                        int64_t value = 1;
+                        bool fits = true;
+                        for (int64_t i = 0; i < whole && fits; ++i) {
+                            fits = !__builtin_mul_overflow(value, a.exact_value, &value);
+                            if (value == 0 || value == 1) break;  // stays put
+                            if (value == -1) {  // alternates
+                                value = (whole % 2 == 0) ? 1 : -1;
+                                break;
+                            }
+                        }
+                        if (a.exact_value == 0) value = whole == 0 ? 1 : 0;
+                        else if (a.exact_value == 1) value = 1;
+                        result.exact = fits;
+                        exact = value;
+                        result.degree = 0;
+                    } else {
+                        const unsigned __int128 degree =
+                            static_cast<unsigned __int128>(whole) * static_cast<uint64_t>(a.degree);
+                        if (degree > static_cast<unsigned __int128>(MAX_DEGREE)) return false;
+                        result.degree = static_cast<int64_t>(degree);
+                    }
+                }
+                result.exact_value = result.exact ? exact : 0;
+                break;
+            }
+            default:
+                return false;  // division, equations, factorials, functions
+        }
+        values.push_back(result);
+    }
+    out = values.back().field;
+    return true;
+}
+
+}  // namespace mathy_native
