@@ -17,6 +17,8 @@ SOURCES = [
     "native/apply.cpp",
     "native/terms.cpp",
     "native/values.cpp",
+    "native/admission.cpp",
+    "native/hashing.cpp",
     "native/bindings.cpp",
 ]
 

@@ -8,7 +8,7 @@ range or inexact; other trees get every action checked (`MathyEnv`), so this
 only decides speed. `SAFE_CONSTANT` and `SAFE_SIZE` are the limits of safe trees.
 """
 
-from typing import Optional
+from typing import Optional, Sequence, Tuple
 
 from mathy_core import (
     AddExpression,
@@ -50,8 +50,30 @@ def admit(entry: ParsedExpression) -> None:
     """
     text = entry.text
     layout = entry.layout
-    nodes = layout.nodes
-    check_size(len(nodes), layout.levels, text)
+    native = entry.native
+    if native is not None:
+        # The same loop, in the native core (native/admission.cpp).
+        count = len(native)
+        check_size(count, layout.levels, text)
+        safe, check_value, has_equation, unary, constants = native.admission(SAFE_CONSTANT)
+        for value in constants:
+            check_constant(value, text)
+        entry.has_equation = has_equation
+    else:
+        count = len(layout.nodes)
+        check_size(count, layout.levels, text)
+        safe, check_value, unary = _admit_nodes(entry, layout.nodes)
+    if check_value and not defined_natively(entry):
+        check_defined(entry.tree, text)
+    entry.safe = safe and count + unary <= SAFE_SIZE
+
+
+def _admit_nodes(
+    entry: ParsedExpression, nodes: Sequence[MathExpression]
+) -> Tuple[bool, bool, int]:
+    """`admit`'s look at each node (in action order): `(safe, check_value,
+    unary)`, before the size test; sets `entry.has_equation`."""
+    text = entry.text
     unary = 0
     safe = True
     check_value = False
@@ -94,9 +116,7 @@ def admit(entry: ParsedExpression) -> None:
             check_value = True
             if kind is EqualExpression:
                 entry.has_equation = True
-    if check_value and not defined_natively(entry):
-        check_defined(entry.tree, text)
-    entry.safe = safe and len(nodes) + unary <= SAFE_SIZE
+    return safe, check_value, unary
 
 
 _ANY_POINT = ((1,) * 52,)

@@ -228,9 +228,9 @@ def _native_keeps_value(
     expressions: ExpressionCache,
     check: ValueCheck,
 ) -> Optional[bool]:
-    """`keeps_value` with the native core's rewrite, when it writes one whose
-    text reads back as the rule's own tree (then only that tree needs checking);
-    None otherwise."""
+    """`keeps_value` computed by the native core: its rewrite, its parse of the
+    printed text and its exact evaluation (`ValueCheck.native_keeps_value` and
+    `native_keeps_rewrite`); None where any of them is out of its reach."""
     native: Any = parsed.native
     text = native.apply(rule_index, node_index)
     if text is None:
@@ -239,10 +239,17 @@ def _native_keeps_value(
         after = expressions.parse(text)
     except Exception:
         return False
-    if after.native is None or not native.rewrite_reads_as(rule_index, node_index, after.native):
+    if after.native is None:
         return None
-    kept = check.native_keeps_value(native, after.native)
-    return check.keeps_value(after.tree) if kept is None else kept
+    reads_as = native.rewrite_reads_as(rule_index, node_index, after.native)
+    if reads_as is None:
+        return None
+    if reads_as:
+        kept = check.native_keeps_value(native, after.native)
+        return check.keeps_value(after.tree) if kept is None else kept
+    # The text reads back as another tree: it must be the same expression, and
+    # both must keep the value.
+    return check.native_keeps_rewrite(native, rule_index, node_index, after.native)
 
 
 def remove_unsound(

@@ -73,10 +73,11 @@ def are_core_rules(rules: Sequence[BaseRule]) -> bool:
     for rule, kind, method, settings in zip(rules, _CORE_ORDER, _CORE_METHODS, _CORE_SETTINGS):
         if type(rule) is not kind or kind.can_apply_to is not method:
             return False
-        own = vars(rule)
-        if own.keys() != settings.keys():
-            return False
-        if kind is not CommutativeSwapRule and own != settings:
+        own = rule.__dict__
+        if kind is CommutativeSwapRule:
+            if own.keys() != settings.keys():
+                return False
+        elif own != settings:  # equal dicts have equal keys
             return False
     return True
 """Rules whose results on a safe expression (`ParsedExpression.safe`) are known

@@ -578,14 +578,44 @@ class ValueCheck:
         (`Expression.point_values`, which gives this module's values exactly).
         None where either tree is outside its reach (floats, division, variable
         exponents...): ask `keeps_value`."""
-        if self._native is None:
-            points = self._variable_points(before.variables())
-            self._native = points, before.point_values(points, self.roots)
-        points, expected = self._native
+        points, expected = self._native_expected(before)
         if expected is None:
             return None
         got = after.point_values(points, self.roots)
         return None if got is None else bool(got == expected)
+
+    def native_keeps_rewrite(self, before: Any, rule: int, node: int, after: Any) -> Optional[bool]:
+        """For a rewrite whose printed text reads back as another tree: whether
+        the tree core rule `rule` makes at `node` of `before` (the native core's
+        parse of `self.before`'s text) and `after` (its parse of the printed
+        text) are the same expression (`same_expression`) and both keep the
+        value (`keeps_value`), computed by the native core; None where a tree is
+        outside its reach."""
+        points, expected = self._native_expected(before)
+        if expected is None:
+            return None
+        prefix = f"{self.seed}\x00symbolic\x00decimal\x00"  # same_expression's keys
+        made = before.rewrite_values(rule, node, points, self.roots, prefix)
+        if made is None:
+            return None
+        own_values, own_symbol = made
+        symbol = after.symbolic_value(prefix)
+        if own_symbol is None or symbol is None:
+            return None
+        if own_symbol != symbol:
+            return False
+        got = after.point_values(points, self.roots)
+        if got is None or own_values is None:
+            return None
+        return bool(got == expected and own_values == expected)
+
+    def _native_expected(self, before: Any) -> Tuple[List[List[int]], Optional[List[int]]]:
+        """The points the native core evaluates at, and `before`'s values there
+        (None where out of its reach), computed once."""
+        if self._native is None:
+            points = self._variable_points(before.variables())
+            self._native = points, before.point_values(points, self.roots)
+        return self._native
 
     def _variable_points(self, names: str) -> List[List[int]]:
         """The value of each variable of `names` at each of the `POINTS` points of

@@ -127,6 +127,24 @@ py::tuple build(const Parsed& self, const py::tuple& classes, long long counter)
     }
     return py::make_tuple(self.tree.root, made);
 }
+using Points = std::vector<std::vector<uint64_t>>;
+
+// values.py's values of the subtree under `top` at each point; None where the
+// native evaluator leaves the tree to values.py.
+std::optional<std::vector<uint64_t>> point_values(const Tree& tree, int top,
+                                                  const Points& points, int64_t roots) {
+    if (roots < 1) throw py::value_error("roots must be at least 1");
+    std::vector<uint64_t> out;
+    for (const auto& point : points) {
+        if (point.size() != 52) throw py::value_error("a point holds 52 variable values");
+        uint64_t value = 0;
+        if (top == mathy_native::NO_NODE || !tree.point_value(top, point.data(), roots, value))
+            return std::nullopt;
+        out.push_back(value);
+    }
+    return out;
+}
+
 // mathy_core's apply_to of core rule `rule` at in-order node `column`, on a copy
 // of the tree (`rewritten`), and its printed text; false where `apply` is None.
 bool rewrite(const Parsed& self, int rule, int column, Tree& rewritten, std::string& text,
@@ -148,6 +166,9 @@ PYBIND11_MODULE(_native, module) {
         "The native core: mathy_core's parser, printer and core-rule checks in C++.";
     module.attr("CORE_RULES") = CORE_RULES;
     module.attr("MAX_NODES") = mathy_native::MAX_NODES;
+    module.def("key_hash", &mathy_native::key_hash, py::arg("key"),
+               "values.py's `_Evaluator._hash` of a whole key: BLAKE2b with an "
+               "8-byte digest, read big-endian, modulo 2^61 - 2, plus one.");
 
     py::class_<Parsed>(module, "Expression")
         .def_static("parse", &parse, py::arg("text"),
@@ -198,6 +219,22 @@ PYBIND11_MODULE(_native, module) {
              "of `other` (the parse of that text, which mathy_core's printer can "
              "make another tree), as values.same_tree compares them; None where "
              "`apply` gives None.")
+        .def("admission",
+             [](const Parsed& self, int64_t safe_constant) {
+                 const Tree::Admission a = self.tree.admission(self.order, safe_constant);
+                 py::list constants;
+                 for (int index : a.constants) {
+                     const auto& n = self.tree.nodes[index];
+                     if (n.is_float) constants.append(py::float_(n.float_value));
+                     else constants.append(py::int_(n.int_value));
+                 }
+                 return py::make_tuple(a.safe, a.check_value, a.has_equation, a.unary,
+                                       constants);
+             },
+             py::arg("safe_constant"),
+             "admission.py's `admit` loop: `(safe, check_value, has_equation, unary, "
+             "constants)`, safe before the size test, and the values of the constants "
+             "to check against the limits, in action order.")
         .def("variables",
              [](const Parsed& self) {
                  std::string names;
@@ -210,26 +247,45 @@ PYBIND11_MODULE(_native, module) {
              },
              "The distinct variable names of the tree, sorted.")
         .def("point_values",
-             [](const Parsed& self, const std::vector<std::vector<uint64_t>>& points,
-                int64_t roots) -> std::optional<std::vector<uint64_t>> {
-                 if (roots < 1) throw py::value_error("roots must be at least 1");
-                 std::vector<uint64_t> out;
-                 for (const auto& point : points) {
-                     if (point.size() != 52)
-                         throw py::value_error("a point holds 52 variable values");
-                     uint64_t value = 0;
-                     if (self.tree.root == mathy_native::NO_NODE ||
-                         !self.tree.point_value(self.tree.root, point.data(), roots, value))
-                         return std::nullopt;
-                     out.push_back(value);
-                 }
-                 return out;
+             [](const Parsed& self, const Points& points, int64_t roots) {
+                 return point_values(self.tree, self.tree.root, points, roots);
              },
              py::arg("points"), py::arg("roots"),
              "values.py's exact value of the expression modulo 2^61 - 1 at each point "
              "(52 values: `a`-`z` then `A`-`Z`, 0 for none), each variable of degree "
              "`roots`; None where the tree is outside the native evaluator's reach "
              "(see native/values.cpp).")
+        .def("symbolic_value",
+             [](const Parsed& self, const std::string& prefix) -> std::optional<uint64_t> {
+                 uint64_t value = 0;
+                 if (self.tree.root == mathy_native::NO_NODE ||
+                     !self.tree.symbolic_value(self.tree.root, prefix, value))
+                     return std::nullopt;
+                 return value;
+             },
+             py::arg("prefix"),
+             "values.py's symbolic value of the expression (`same_expression`'s "
+             "evaluator, its hash keys prefixed with `prefix`), or None where the "
+             "tree is outside the native evaluator's reach.")
+        .def("rewrite_values",
+             [](const Parsed& self, int rule, int column, const Points& points, int64_t roots,
+                const std::string& prefix)
+                 -> std::optional<std::pair<std::optional<std::vector<uint64_t>>,
+                                            std::optional<uint64_t>>> {
+                 Tree rewritten;
+                 std::string text;
+                 int top = mathy_native::NO_NODE;
+                 if (!rewrite(self, rule, column, rewritten, text, &top)) return std::nullopt;
+                 std::optional<uint64_t> symbolic;
+                 uint64_t value = 0;
+                 if (rewritten.symbolic_value(top, prefix, value)) symbolic = value;
+                 return std::make_pair(point_values(rewritten, top, points, roots), symbolic);
+             },
+             py::arg("rule"), py::arg("node"), py::arg("points"), py::arg("roots"),
+             py::arg("prefix"),
+             "`(point_values(points, roots), symbolic_value(prefix))` of the tree "
+             "mathy_core's `apply_to` of core rule `rule` at node `node` makes (before "
+             "printing), each None where out of reach; None where `apply` gives None.")
         .def("simplified",
              [](const Parsed& self) -> std::optional<bool> {
                  const Tree::Answer answer = self.tree.simplified();

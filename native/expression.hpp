@@ -130,11 +130,27 @@ class Tree {
     // (the tree then is unusable) where this core does not reproduce the rule's
     // arithmetic: division, powers and equations of constants, integer overflow,
     // factoring float coefficients.
+    // admission.py's `admit` loop over the in-order nodes `order`, integer
+    // constants within +-`safe_constant` being safe (native/admission.cpp).
+    struct Admission {
+        std::vector<int> constants;  // to check against the limits, in order
+        bool safe = true;            // before the size test
+        bool check_value = false;
+        bool has_equation = false;
+        int unary = 0;
+    };
+    Admission admission(const std::vector<int>& order, int64_t safe_constant) const;
+
     // values.py's value of the subtree under `node` modulo 2^61 - 1 (its
     // evaluator's field value) where each variable `a`-`z`, `A`-`Z` has the value
     // `variables[0..51]` (0: none) and the degree `roots`; false where the tree
     // is outside what native/values.cpp reproduces.
     bool point_value(int node, const uint64_t* variables, int64_t roots, uint64_t& out) const;
+
+    // values.py's symbolic value of the subtree under `node` (`same_expression`'s
+    // evaluator, whose hash keys start with `prefix`); false where it is outside
+    // what native/values.cpp reproduces.
+    bool symbolic_value(int node, const std::string& prefix, uint64_t& out) const;
 
     // `top_out`, when given, is set to the root of the rewritten tree.
     bool apply(int rule, int node, std::string& text, int* top_out = nullptr);
@@ -197,6 +213,9 @@ class Tree {
     bool variable_multiply(int node) const;
     bool restate_subtraction(int node) const;
 };
+
+// values.py's `_Evaluator._hash` of a whole key (native/hashing.cpp).
+uint64_t key_hash(const std::string& message);
 
 // numpy's `format_float_positional(value, trim="-")` of a non-integral float.
 std::string format_float_positional(double value);

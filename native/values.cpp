@@ -172,4 +172,132 @@ bool Tree::point_value(int node, const uint64_t* variables, int64_t roots,
     return true;
 }
 
+namespace {
+
+// values.py's sign sets: bits for negative, zero and positive.
+constexpr int NEGATIVE = 1, ZERO = 2, POSITIVE = 4, ANY_SIGN = 7;
+
+int sum_sign(int a, int b) {
+    if (a == ZERO) return b;
+    if (b == ZERO) return a;
+    return a == b ? a : ANY_SIGN;
+}
+
+int product_sign(int a, int b) {
+    if (a == ZERO || b == ZERO) return ZERO;
+    return a == b ? POSITIVE : NEGATIVE;
+}
+
+// `combine` of single signs lifted to sets of signs.
+template <typename Combine>
+int lifted(int a, int b, Combine combine) {
+    int signs = 0;
+    for (int x : {NEGATIVE, ZERO, POSITIVE})
+        for (int y : {NEGATIVE, ZERO, POSITIVE})
+            if ((a & x) && (b & y)) signs |= combine(x, y);
+    return signs;
+}
+
+int negated(int signs) {
+    return (signs & ZERO) | ((signs & POSITIVE) ? NEGATIVE : 0) | ((signs & NEGATIVE) ? POSITIVE : 0);
+}
+
+struct Symbolic {
+    uint64_t field = 0;
+    int signs = 0;
+    bool constant = true;
+    int64_t degree = 0;
+};
+
+}  // namespace
+
+bool Tree::symbolic_value(int node, const std::string& prefix, uint64_t& out) const {
+    // values.py's symbolic evaluation (`same_expression`): every constant a
+    // pseudo-random symbol of its value, every power an opaque value.
+    struct Frame {
+        int node;
+        bool expanded;
+    };
+    std::vector<Frame> stack{{node, false}};
+    std::vector<Symbolic> values;
+    while (!stack.empty()) {
+        Frame frame = stack.back();
+        stack.pop_back();
+        const Node& n = nodes[frame.node];
+        if (!frame.expanded) {
+            stack.push_back({frame.node, true});
+            if (n.right != NO_NODE) stack.push_back({n.right, false});
+            if (n.left != NO_NODE && !n.unary()) stack.push_back({n.left, false});
+            continue;
+        }
+        Symbolic result;
+        switch (n.kind) {
+            case CONSTANT: {
+                if (n.is_float) return false;
+                const int64_t v = n.int_value;
+                const uint64_t symbol =
+                    key_hash(prefix + "constant:" + std::to_string(v < 0 ? -v : v));
+                result.field = v < 0 ? PRIME - symbol : symbol;
+                result.signs = v > 0 ? POSITIVE : v < 0 ? NEGATIVE : ZERO;
+                result.degree = 1;
+                break;
+            }
+            case VARIABLE:
+                result.field = key_hash(prefix + "var:" + std::string(1, n.name));
+                result.signs = ANY_SIGN;
+                result.constant = false;
+                result.degree = 1;
+                break;
+            case NEGATE: {
+                if (n.left != NO_NODE || n.right == NO_NODE) return false;
+                const Symbolic child = values.back();
+                values.pop_back();
+                result = child;
+                if (!(child.signs == ZERO && child.constant)) {  // -0 is 0
+                    result.field = child.field == 0 ? 0 : PRIME - child.field;
+                    result.signs = negated(child.signs);
+                }
+                break;
+            }
+            case ADD:
+            case SUBTRACT:
+            case MULTIPLY:
+            case POWER: {
+                if (n.left == NO_NODE || n.right == NO_NODE) return false;
+                const Symbolic b = values.back();
+                values.pop_back();
+                const Symbolic a = values.back();
+                values.pop_back();
+                result.constant = a.constant && b.constant;
+                if (n.kind == ADD) {
+                    result.field = reduce(static_cast<unsigned __int128>(a.field) + b.field);
+                    result.signs = lifted(a.signs, b.signs, sum_sign);
+                    result.degree = a.degree > b.degree ? a.degree : b.degree;
+                } else if (n.kind == SUBTRACT) {
+                    result.field = reduce(static_cast<unsigned __int128>(a.field) + PRIME - b.field);
+                    result.signs = lifted(a.signs, negated(b.signs), sum_sign);
+                    result.degree = a.degree > b.degree ? a.degree : b.degree;
+                } else if (n.kind == MULTIPLY) {
+                    result.field = multiply(a.field, b.field);
+                    result.signs = lifted(a.signs, b.signs, product_sign);
+                    result.degree = a.degree + b.degree;
+                    if (result.degree > MAX_DEGREE) return false;  // values.py raises
+                } else {
+                    // No exponent has an exact value here: an opaque value.
+                    result.field = key_hash(prefix + "^\x01~" + std::to_string(a.field) + "\x01~" +
+                                            std::to_string(b.field));
+                    result.signs = a.signs == POSITIVE ? POSITIVE : ANY_SIGN;
+                    result.degree = 1;
+                }
+                break;
+            }
+            default:
+                return false;  // division, equations, factorials, functions
+        }
+        values.push_back(result);
+    }
+    out = values.back().field;
+    return true;
+}
+
 }  // namespace mathy_native
