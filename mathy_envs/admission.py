@@ -60,7 +60,7 @@ def admit(entry: ParsedExpression) -> None:
             check_constant(value, text)
         entry.has_equation = has_equation
     else:
-        count = len(layout.nodes)
+        count = len(layout)
         check_size(count, layout.levels, text)
         safe, check_value, unary = _admit_nodes(entry, layout.nodes)
     if check_value and not defined_natively(entry):

@@ -23,7 +23,6 @@ from mathy_core import ExpressionParser, MathExpression
 
 from .admission import admit
 from .expressions import ParsedExpression
-from .layout import NodeLayout
 from .limits import check_text, quote
 from .lru import LRUCache
 from .parsers import default_parser, new_parser, parse_locked, parse_with_native, parser_lock
@@ -72,11 +71,7 @@ class ExpressionCache:
         """
         entry = self._cached(text)
         if entry is None:
-            tree, native = parse_with_native(*self._parsing, text)
-            entry = ParsedExpression(text, tree)
-            if native is not None:
-                entry.native = native.expression
-                entry.__dict__["layout"] = NodeLayout(tree, native.walk())
+            entry = ParsedExpression(text, *parse_with_native(*self._parsing, text))
             admit(entry)
             self._entries.put(text, entry)
         return entry

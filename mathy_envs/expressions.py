@@ -14,6 +14,7 @@ from mathy_core import BaseRule, ExpressionChangeRule, MathExpression
 
 from .layout import NodeLayout
 from .lazy import lazy
+from .native_trees import NativeParse
 from .tree_ops import apply_rule, copy_tree
 
 
@@ -26,15 +27,32 @@ class ParsedExpression:
     them (a step that rewrites the tree takes it out of the cache, `take_tree`).
     """
 
-    def __init__(self, text: str, tree: MathExpression) -> None:
+    def __init__(
+        self, text: str, tree: Optional[MathExpression], made: Optional[NativeParse] = None
+    ) -> None:
+        """The entry of `text` parsed into `tree`, or (`tree` None) by the native
+        core into `made`, which makes the tree when it is first read."""
         self.text = text
-        self.tree = tree
+        if tree is not None:
+            self.__dict__["tree"] = tree
+        elif made is None:
+            raise ValueError("a ParsedExpression needs a tree or the native core's parse")
         self.shared = False
         self.safe = False
         self.has_equation = False
-        self.native: Optional[Any] = None
-        """The native core's parse of the text (`mathy_envs.native_trees`), when
-        the tree was made from it: it answers the core rules' `can_apply_to`."""
+        self._made = made
+        self.native: Optional[Any] = None if made is None else made.expression
+        """The native core's parse of the text (an `Expression` of
+        `mathy_envs._native`), when it parsed it: it answers the core rules'
+        masks and rewrites, the value checks and the simplify goal."""
+        if made is not None:
+            self.__dict__["layout"] = NodeLayout.of_nodes(made.walk(), made.nodes)
+
+    @lazy
+    def tree(self) -> MathExpression:
+        """The parsed tree (made from the native core's parse on first read)."""
+        assert self._made is not None
+        return self._made.tree
 
     @lazy
     def layout(self) -> NodeLayout:
@@ -46,7 +64,7 @@ class ParsedExpression:
         return self.layout.nodes
 
     def __len__(self) -> int:
-        return len(self.layout.nodes)
+        return len(self.layout)
 
     def rewrite(self, rule: BaseRule, index: int) -> ExpressionChangeRule:
         """Apply `rule` at the `index`-th node (in-order) of a copy of the tree;

@@ -7,7 +7,7 @@ made from one walk of the tree (`traversal.py`); subtree shapes are written by
 tree on first use; masks, observations and term finding read it.
 """
 
-from typing import Any, Dict, List, Optional, Tuple, TypeVar
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -15,7 +15,7 @@ from mathy_core import MathExpression, MathTypeKeys
 
 from .lazy import lazy
 from .shapes import subtree_shapes
-from .traversal import TreeWalk, walk_tree
+from .traversal import IndexWalk, TreeWalk, walk_tree
 
 MAX_TYPE_ID: int = max(MathTypeKeys.values())
 """mathy_core's largest node type id: normalized type ids are `type_id / MAX_TYPE_ID`."""
@@ -40,8 +40,6 @@ class NodeLayout:
     the user's own.
     """
 
-    nodes: Tuple[MathExpression, ...]
-    """The tree's nodes, in action (in-order) order."""
     levels: int
     """The number of levels of the tree (a single node has one)."""
     _preorder: List[int]
@@ -55,15 +53,45 @@ class NodeLayout:
 
     def __init__(self, root: MathExpression, walk: Optional[TreeWalk] = None) -> None:
         """The layout of the tree under `root`; `walk` is that tree's `walk_tree`
-        when the caller has it already (the native core gives it)."""
-        (
-            nodes, levels, preorder, parent_pre, type_ids_pre, values_pre, type_ids, values,
-            exact,
-        ) = walk_tree(root) if walk is None else walk
+        when the caller has it already."""
+        walked = walk_tree(root) if walk is None else walk
+        self._fill(*walked)
+
+    @classmethod
+    def of_nodes(
+        cls, walk: IndexWalk, nodes: Callable[[], Sequence[MathExpression]]
+    ) -> "NodeLayout":
+        """The layout of a tree known by its walk before its nodes exist (the
+        native core's): `walk` is `walk_tree`'s with each node's index into
+        `nodes()` in place of the node, and `nodes()` makes the nodes when they
+        are first read."""
+        layout = cls.__new__(cls)
+        order, levels, preorder, parent_pre, type_ids_pre, values_pre, type_ids, values, exact = (
+            walk
+        )
+        layout._fill(
+            None, levels, preorder, parent_pre, type_ids_pre, values_pre, type_ids, values, exact
+        )
+        layout.__dict__["_made_nodes"] = (order, nodes)
+        return layout
+
+    def _fill(
+        self,
+        nodes: Optional[List[MathExpression]],
+        levels: int,
+        preorder: List[int],
+        parent_pre: List[int],
+        type_ids_pre: List[int],
+        values_pre: List[float],
+        type_ids: List[int],
+        values: List[float],
+        exact: bool,
+    ) -> None:
         preordered: Dict[bool, Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]] = {}
         # Set through __dict__: the layout refuses attribute assignment.
+        if nodes is not None:
+            self.__dict__["nodes"] = tuple(nodes)
         self.__dict__.update(
-            nodes=tuple(nodes),
             levels=levels,
             _preorder=preorder,
             _parent_pre=parent_pre,
@@ -76,6 +104,17 @@ class NodeLayout:
             _exact=exact,
             _preordered=preordered,
         )
+
+    @lazy
+    def nodes(self) -> Tuple[MathExpression, ...]:
+        """The tree's nodes, in action (in-order) order."""
+        order, made = self.__dict__["_made_nodes"]
+        all_nodes = made()
+        return tuple(all_nodes[index] for index in order)
+
+    def __len__(self) -> int:
+        """The number of nodes (of action indexes)."""
+        return len(self._preorder)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(
@@ -208,7 +247,7 @@ class NodeLayout:
 
     @lazy
     def depth(self) -> npt.NDArray[np.int32]:
-        depths = np.empty(len(self.nodes), np.int32)
+        depths = np.empty(len(self), np.int32)
         depths[self.preorder] = self._depth_pre
         return _read_only(depths)
 
@@ -220,9 +259,9 @@ class NodeLayout:
     @lazy
     def side(self) -> npt.NDArray[np.int64]:
         """0 for a left child, 1 for a right child, -1 for the root."""
-        sides = np.empty(len(self.nodes), np.int64)
+        sides = np.empty(len(self), np.int64)
         sides[self.preorder] = self._right_pre
-        if len(self.nodes):
+        if len(self):
             sides[self.preorder[0]] = -1
         return _read_only(sides)
 
@@ -246,7 +285,7 @@ class NodeLayout:
 
     @lazy
     def max_depth(self) -> int:
-        return self.levels - 1 if self.nodes else 0
+        return self.levels - 1 if len(self) else 0
 
     def preordered(
         self, normalize: bool

@@ -27,7 +27,7 @@ from .rules import (
     Children,
     ShapeKey,
 )
-from .values import ValueCheck, same_expression, same_tree
+from .values import ROOT_DENOMINATORS, ValueCheck, same_expression, same_tree
 
 MaskArray = npt.NDArray[np.int8]
 """A `(num_rules, num_nodes)` 0/1 mask; nodes in action (in-order) order."""
@@ -108,6 +108,17 @@ class Sweep:
         sweep was made."""
         return native is not None and self._core and are_core_rules(self.rules)
 
+    def native_mask(self, native: Any, count: int) -> Optional[MaskArray]:
+        """The mask of an expression of `count` nodes the native core parsed
+        (`native`), from the native core, for rules of which `native_rules` holds;
+        None where commutative swap's `preferred` is not a bool."""
+        preferred = self.rules[1].preferred  # type: ignore[attr-defined]
+        if type(preferred) is not bool or len(native) != count:
+            return None
+        cells = native.mask(preferred)
+        core: MaskArray = np.frombuffer(cells, dtype=np.int8).reshape(len(self.rules), count).copy()
+        return core
+
     def mask(
         self,
         nodes: Sequence[MathExpression],
@@ -120,13 +131,9 @@ class Sweep:
         (`ParsedExpression.native`), used when the rules are the core rules."""
         count = len(nodes)
         if native is not None and self.native_rules(native):
-            preferred = self.rules[1].preferred  # type: ignore[attr-defined]
-            if type(preferred) is bool and len(native) == count:
-                cells = native.mask(preferred)
-                core: MaskArray = np.frombuffer(cells, dtype=np.int8).reshape(
-                    len(self.rules), count
-                ).copy()
-                return core
+            made = self.native_mask(native, count)
+            if made is not None:
+                return made
         size = len(self.rules) * count
         if size == 0:
             return np.zeros((len(self.rules), count), dtype=np.int8)
@@ -259,16 +266,21 @@ def remove_unsound(
     parsed: ParsedExpression,
     expressions: ExpressionCache,
     fresh_tree: FreshTree,
-    native: bool = False,
+    native_rules: bool = False,
 ) -> None:
     """Zero the actions of `rows` whose result does not keep the value of
-    `parsed` or is outside the supported range. With `native`, the rules are the
-    core rules in action order (`Sweep.native_rules`) and the native core writes
-    the rewrites it can."""
-    check = ValueCheck(parsed.tree, parsed.text)
+    `parsed` or is outside the supported range. With `native_rules`, the rules
+    are the core rules in action order (`Sweep.native_rules`) and the native core
+    checks the rewrites it can."""
+    native = parsed.native if native_rules else None
+    if native is not None:
+        roots = ROOT_DENOMINATORS if native.variable_powers() else 1
+        check = ValueCheck(None, parsed.text, make_before=lambda: parsed.tree, roots=roots)
+    else:
+        check = ValueCheck(parsed.tree, parsed.text)
     for rule_index in rows:
         rule = rules[rule_index]
-        native_rule = rule_index if native else None
+        native_rule = rule_index if native is not None else None
         for node_index in np.flatnonzero(mask[rule_index]):
             if not keeps_value(
                 rule, int(node_index), parsed, expressions, fresh_tree, check, native_rule
@@ -285,11 +297,15 @@ def checked_mask(
     """The mask of `parsed`: `sweep`'s, less the actions whose result would be out
     of the supported range or change the expression's value."""
     layout = parsed.layout
-    mask = sweep.mask(layout.nodes, layout, parsed.native)
+    core = sweep.native_rules(parsed.native)
+    # The native core's mask needs no mathy_core nodes (an entry it parsed makes
+    # them only when they are read).
+    mask = sweep.native_mask(parsed.native, len(layout)) if core else None
+    if mask is None:
+        mask = sweep.mask(layout.nodes, layout)
     rules = sweep.rules
     remove_unsound(
-        rules, mask, rows_to_check(rules, parsed), parsed, expressions, fresh_tree,
-        sweep.native_rules(parsed.native),
+        rules, mask, rows_to_check(rules, parsed), parsed, expressions, fresh_tree, core
     )
     return mask
 

@@ -10,7 +10,7 @@ would number them with, in a fraction of the time. Otherwise, or when the native
 core refuses the text, it returns None and the caller parses with mathy_core.
 """
 
-from typing import Any, FrozenSet, List, NamedTuple, Optional, Tuple, Type
+from typing import Any, FrozenSet, List, Optional, Tuple, Type
 
 from mathy_core import (
     AddExpression,
@@ -32,7 +32,7 @@ from mathy_core.tree import BinaryTreeNode
 
 from .native import NATIVE
 from .tokenizing import PieceTokenizer
-from .traversal import TreeWalk
+from .traversal import IndexWalk
 
 KINDS: Tuple[Type[MathExpression], ...] = (
     ConstantExpression,
@@ -71,40 +71,59 @@ def reads_as_native(parser: ExpressionParser) -> bool:
     )
 
 
-class NativeParse(NamedTuple):
-    """A text parsed by the native core, and the mathy_core tree made from it."""
+class NativeParse:
+    """A text parsed by the native core; the mathy_core tree is made from it
+    when it is first read (`tree`, `nodes`). One thread uses it (each thread has
+    its own parse caches): two threads reading `tree` at once could each make one.
+    """
 
-    tree: MathExpression
-    """`parser.parse(text)`, node for node."""
-    expression: Any
-    """The native core's parse (an `Expression` of `mathy_envs._native`): it gives
-    the core rules' mask and the tree's walk."""
-    nodes: List[MathExpression]
-    """The tree's nodes in the native core's order (creation order)."""
+    __slots__ = ("expression", "_made")
 
-    def walk(self) -> TreeWalk:
-        """`walk_tree(tree)` (mathy_envs.traversal), from the native core."""
-        order, *rest = self.expression.walk()
-        nodes = self.nodes
-        return ([nodes[index] for index in order], *rest)
+    def __init__(self, expression: Any) -> None:
+        self.expression = expression
+        """The native core's parse (an `Expression` of `mathy_envs._native`): it
+        gives the core rules' mask, rewrites, values and the tree's walk."""
+        self._made: Optional[Tuple[int, List[MathExpression]]] = None
+
+    def _build(self) -> Tuple[int, List[MathExpression]]:
+        made = self._made
+        if made is None:
+            # Numbered as mathy_core numbers nodes: one more than the last id, in
+            # creation order (mathy_core's own counter is not locked either).
+            counter = BinaryTreeNode._idCounter
+            root, nodes = self.expression.build(KINDS, counter)
+            BinaryTreeNode._idCounter = counter + len(nodes)
+            made = self._made = (root, nodes)
+        return made
+
+    @property
+    def tree(self) -> MathExpression:
+        """`parser.parse(text)`, node for node (made on first read)."""
+        root, nodes = self._build()
+        return nodes[root]
+
+    def nodes(self) -> List[MathExpression]:
+        """The tree's nodes in the native core's order (creation order)."""
+        return self._build()[1]
+
+    def walk(self) -> IndexWalk:
+        """`walk_tree(tree)` (mathy_envs.traversal) with the index of each node
+        in `nodes()` in place of the node."""
+        walked: IndexWalk = self.expression.walk()
+        return walked
 
 
 def native_parse(parser: ExpressionParser, text: str) -> Optional[NativeParse]:
-    """`parser.parse(text)` made from the native core's parse, with that parse;
-    None when the native core is not in use, `parser` may read texts otherwise,
-    or the native core refuses `text` (mathy_core may reject it, or it is beyond
-    the native core's reach)."""
+    """The native core's parse of `text`, from which `parser.parse(text)` is made
+    on first read; None when the native core is not in use, `parser` may read
+    texts otherwise, or the native core refuses `text` (mathy_core may reject it,
+    or it is beyond the native core's reach)."""
     if NATIVE is None or type(text) is not str or not reads_as_native(parser):
         return None
     parsed = NATIVE.Expression.parse(text)  # None for a str with no UTF-8 form
     if parsed is None:
         return None
-    # Numbered as mathy_core numbers nodes: one more than the last id, in creation
-    # order (mathy_core's own counter is not locked either).
-    counter = BinaryTreeNode._idCounter
-    root, nodes = parsed.build(KINDS, counter)
-    BinaryTreeNode._idCounter = counter + len(nodes)
-    return NativeParse(nodes[root], parsed, nodes)
+    return NativeParse(parsed)
 
 
 def native_tree(parser: ExpressionParser, text: str) -> Optional[MathExpression]:

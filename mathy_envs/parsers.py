@@ -55,21 +55,26 @@ def parse_text(parser: ExpressionParser, text: str) -> MathExpression:
 
 def parse_locked(parser: ExpressionParser, lock: threading.Lock, text: str) -> MathExpression:
     """`parse_text` with the parser's lock (`parser_lock`) already looked up."""
-    return parse_with_native(parser, lock, text)[0]
+    tree, made = parse_with_native(parser, lock, text)
+    if tree is None:
+        assert made is not None
+        return made.tree
+    return tree
 
 
 def parse_with_native(
     parser: ExpressionParser, lock: threading.Lock, text: str
-) -> Tuple[MathExpression, Optional[NativeParse]]:
-    """`parse_locked`, and the native core's parse of the text when the tree was
-    made from it (`mathy_envs.native_trees.native_parse`), else None."""
+) -> Tuple[Optional[MathExpression], Optional[NativeParse]]:
+    """`parse_locked`'s tree, or the native core's parse of the text
+    (`mathy_envs.native_trees.native_parse`), which makes that tree when it is
+    first read: `(tree, None)` or `(None, native_parse)`."""
     check_text(text)
     with lock:
         # The native core, when the parser reads texts as it does (the parser's
         # holder may be changing it: its lock is held for this too).
         made = native_parse(parser, text)
         if made is not None:
-            return made.tree, made
+            return None, made
         try:
             tree = parser.parse(text)
         except Exception as error:

@@ -238,7 +238,7 @@ class _Swarm:
         vector = self._encodings.get(text)
         if vector is None:
             layout = parse(text, self.env.parser).layout
-            count = min(len(layout.nodes), self.env.max_seq_len)
+            count = min(len(layout), self.env.max_seq_len)
             order = layout.preorder[:count]
             vector = np.zeros(self.width, np.float64)
             vector[:count] = node_types(layout, True)[order]

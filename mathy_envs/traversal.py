@@ -54,6 +54,12 @@ TreeWalk = Tuple[
 """What `walk_tree` reads from a tree, a plain tuple (cheaper to make and unpack
 than a named one, and this is made for every new text)."""
 
+IndexWalk = Tuple[
+    List[int], int, List[int], List[int], List[int], List[float], List[int], List[float], bool
+]
+"""A `TreeWalk` with an index in place of each node (the native core's walk: the
+index of each in-order node among the nodes in creation order)."""
+
 
 def walk_tree(root: MathExpression) -> TreeWalk:
     """Walk the tree under `root` once, numbering its nodes in pre-order on the
@@ -141,4 +147,4 @@ def _as_float(value: object) -> float:
         return math.nan
 
 
-__all__ = ("TreeWalk", "walk_tree")
+__all__ = ("IndexWalk", "TreeWalk", "walk_tree")

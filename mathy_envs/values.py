@@ -527,11 +527,24 @@ class ValueCheck:
     """Compares trees with one expression (`before`), whose values are computed
     once per reading."""
 
-    def __init__(self, before: MathExpression, seed: str) -> None:
-        self.before = before
+    def __init__(
+        self,
+        before: Optional[MathExpression],
+        seed: str,
+        *,
+        make_before: Optional[Callable[[], MathExpression]] = None,
+        roots: Optional[int] = None,
+    ) -> None:
+        """A check against `before`, or (`before` None) against the tree
+        `make_before()` makes when it is first needed; `roots`, when given, is
+        that tree's `root_denominators`."""
+        if before is None and make_before is None:
+            raise ValueError("ValueCheck needs a tree or a function that makes it")
+        self._tree = before
+        self._make_tree = make_before
         self.seed = seed
         self._floats: Optional[bool] = None  # found on first use
-        self._roots: Optional[int] = None  # likewise
+        self._roots: Optional[int] = roots  # likewise
         self._values: Dict[Reading, Optional[Tuple[int, ...]]] = {}
         self._native: Optional[Tuple[List[List[int]], Optional[List[int]]]] = None
 
@@ -544,6 +557,14 @@ class ValueCheck:
             except ValueError:
                 self._values[reading] = None
         return self._values[reading]
+
+    @property
+    def before(self) -> MathExpression:
+        """The tree every other tree is compared with."""
+        if self._tree is None:
+            assert self._make_tree is not None
+            self._tree = self._make_tree()
+        return self._tree
 
     @property
     def roots(self) -> int:

@@ -136,3 +136,25 @@ def test_forget_drops_an_unshared_entry_and_keeps_a_shared_one() -> None:
     cache.forget("4x + 2x")
     cache.forget("never parsed")
     assert cache.parse("4x + 2x") is shared
+
+
+@pytest.mark.parametrize("text", ["4x + 2y^2 + 2x", "xy^2 + x", "-(3x)^2 - 7", "x / 2 = 1"])
+def test_an_entry_reads_as_one_tree_whose_nodes_its_layout_lists(text: str) -> None:
+    # On either core (the native one makes the tree when it is first read), the
+    # entry's tree is one object, its layout's nodes are that tree's in-order
+    # nodes, and both equal a fresh parse.
+    entry = ExpressionCache().parse(text)
+    tree = entry.tree
+    assert entry.tree is tree
+    assert entry.layout.nodes == tuple(tree.to_list("inorder"))
+    assert all(a is b for a, b in zip(entry.layout.nodes, tree.to_list("inorder")))
+    assert len(entry.layout) == len(entry) == len(entry.layout.nodes)
+    assert str(tree) == str(ExpressionParser().parse(text))
+
+
+def test_a_node_taken_before_the_tree_was_read_belongs_to_the_taken_tree() -> None:
+    cache = ExpressionCache()
+    cache.parse("4x + 2x")
+    node = cache.take_node("4x + 2x", 3)
+    assert str(node.get_root()) == "4x + 2x" and node is node.get_root().to_list("inorder")[3]
+    assert cache.take_tree("4x + 2x") is not node.get_root()  # parsed anew

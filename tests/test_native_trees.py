@@ -53,6 +53,7 @@ from mathy_envs.values import (
     ValueCheck,
     check_defined,
     point_values,
+    root_denominators,
     same_tree,
 )
 from mathy_envs.traversal import walk_tree
@@ -275,6 +276,8 @@ def compare_values(parsed: object, tree: MathExpression, text: str) -> Optional[
     """The native evaluator gives values.py's values at the points, for both
     degrees a variable can have; None where it leaves the tree to values.py."""
     answered = None
+    # The degree of the variables in the value checks (masks.remove_unsound).
+    assert parsed.variable_powers() == (root_denominators(tree) != 1), text  # type: ignore[attr-defined]
     if parsed.point_values(((1,) * 52,), ROOT_DENOMINATORS) is not None:  # type: ignore[attr-defined]
         # What admission reads as "defined" (admission.defined_natively).
         check_defined(tree, text)

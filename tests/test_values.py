@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mathy_core import ExpressionParser, MathExpression
 from mathy_core.rules import ConstantsSimplifyRule
 
 from mathy_envs import MathyEnv, envs
 from mathy_envs.envs import ENV_TASKS
 from mathy_envs.masks import remove_unsound
 from mathy_envs.parsing import parse_text
-from mathy_envs.values import same_value
+from mathy_envs.values import ValueCheck, same_value
 
 from helpers import random_play_states, valid_actions
 from oracles import (
@@ -532,3 +533,22 @@ def test_huge_exact_constants_are_kept_modulo_the_prime() -> None:
     ]
     text = " * ".join(["1000!"] * 60) + " + x" * 38
     assert env.valid_moves_array(env.state_from_text(text)).sum() > 0
+
+
+def test_a_value_check_made_from_a_function_makes_the_tree_once_and_answers_alike() -> None:
+    text = "(2x)^3 + 4x"
+    made: List[int] = []
+
+    def make() -> MathExpression:
+        made.append(1)
+        return ExpressionParser().parse(text)
+
+    lazy = ValueCheck(None, text, make_before=make)
+    eager = ValueCheck(ExpressionParser().parse(text), text)
+    assert not made  # nothing is parsed before it is needed
+    for other in ("8x^3 + 4x", "4x + (2x)^3", "8x^3 + 5x", "2x^3 + 4x"):
+        tree = ExpressionParser().parse(other)
+        assert lazy.keeps_value(tree) == eager.keeps_value(tree)
+    assert made == [1]
+    with pytest.raises(ValueError, match="needs a tree"):
+        ValueCheck(None, text)

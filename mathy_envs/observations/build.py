@@ -126,7 +126,7 @@ def observe(
         # tree: nothing it does to the nodes reaches the cache.
         entry = private_entry(entry)
     layout = entry.layout
-    check_fits(len(layout.nodes), length)
+    check_fits(len(layout), length)
     hashed = (
         problem_hash(agent.problem_type)
         if hash_type is None
@@ -167,7 +167,7 @@ def plain_observation(
             f"parser must be a mathy_core ExpressionParser, got {type_name(parser)}"
         )
     layout = parse(agent.problem, parser).layout
-    n = len(layout.nodes)
+    n = len(layout)
     nodes, values = layout.preorder_lists()
     if move_mask is None:
         mask: List[List[int]] = [[0] * n for _ in range(state.num_rules)]

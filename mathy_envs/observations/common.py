@@ -117,7 +117,7 @@ def node_features(
 ) -> FloatArray:
     """`(rows, 4)` float32 rows `[type_id, value, time, is_leaf]` in action order;
     rows past the expression's nodes are zero."""
-    n = len(layout.nodes)
+    n = len(layout)
     features = np.zeros((rows, NODE_FEATURES), np.float32)
     features[:n, 0] = node_types(layout, normalize)
     features[:n, 1] = node_values(layout, normalize)
@@ -275,7 +275,7 @@ class ObservationInputs(NamedTuple):
     @property
     def num_nodes(self) -> int:
         """The expression's node count (at most `max_seq_len`)."""
-        return len(self.layout.nodes)
+        return len(self.layout)
 
     @property
     def mask_rows(self) -> int:

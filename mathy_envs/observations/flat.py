@@ -43,7 +43,7 @@ def flat_observation(
 ) -> FloatArray:
     """`[hash0, hash1, time, node types (L), node values (L), action mask (R*L)]`,
     nodes in pre-order; `mask` comes from `mask_matrix`."""
-    n = len(layout.nodes)
+    n = len(layout)
     check_fits(n, max_seq_len)
     length = max_seq_len
     out = np.zeros(3 + 2 * length + mask_rows(mask, num_rules) * length, np.float32)

@@ -43,7 +43,7 @@ def graph_observation(
     layout: NodeLayout, time: float, mask: FloatArray, normalize: bool, max_seq_len: int
 ) -> MathyGraphObservation:
     """The graph observation of `layout`; `mask` is the flat action mask."""
-    n = len(layout.nodes)
+    n = len(layout)
     check_fits(n, max_seq_len)
     adjacency = np.zeros((max_seq_len, max_seq_len), np.float32)
     parents, children = layout.edge_index

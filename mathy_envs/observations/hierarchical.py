@@ -43,7 +43,7 @@ def hierarchical_observation(
     layout: NodeLayout, time: float, mask: FloatArray, normalize: bool, max_seq_len: int
 ) -> MathyHierarchicalObservation:
     """The hierarchical observation of `layout`; `mask` is the flat action mask."""
-    n = len(layout.nodes)
+    n = len(layout)
     check_fits(n, max_seq_len)
     order = layout.levelorder
     features = np.zeros((max_seq_len, NODE_FEATURES), np.float32)

@@ -48,7 +48,7 @@ def message_passing_observation(
 ) -> MathyMessagePassingObservation:
     """The message-passing observation of `layout`; `mask` is the flat action
     mask."""
-    n = len(layout.nodes)
+    n = len(layout)
     check_fits(n, max_seq_len)
     num_edges = layout.edge_index.shape[1]
     edge_index = np.zeros((2, 2 * max_seq_len), np.int64)
