@@ -105,32 +105,54 @@ def is_library_code(function: object) -> bool:
 def copy_tree(tree: MathExpression) -> MathExpression:
     """A copy of `tree` and of everything under it that shares no node with it.
 
-    Each node is copied with its attributes (class, id, value, variable name...),
-    its own `classes` list and links to its own parent, children and (a unary
-    node) child; the copy of `tree` has no parent, and links mathy_core may keep
-    to other nodes (`cloned_node`, the renderer's `thread`) are None. Other
+    Each node is copied once with its attributes (class, id, value, variable
+    name...), its own `classes` list and links to its own parent, children and (a
+    unary node) child, so the copy has the shape of `tree` to the last link: a
+    node two nodes hold (mathy_core parses the `y` of `xy^2` into both sides) is
+    one copied node that both copies hold, whose parent is the copy of its
+    parent. The copy of `tree` has no parent, and links mathy_core may keep to
+    other nodes (`cloned_node`, the renderer's `thread`) are None. Other
     attributes are copied as they are (mathy_core keeps only numbers, texts and
-    flags there). The copy prints, evaluates and takes rules as `tree` does, in a
-    sixth of the time of mathy_core's `tree.clone()` (which walks to the root
-    from every node).
+    flags there). The copy prints, evaluates and takes rules as `tree` does (a
+    rule rewrites a shared node in both places, as on `tree`), in a fraction of
+    the time of mathy_core's `tree.clone()` (which walks to the root from every
+    node).
     """
-    return _copy_node(tree, None)
+    copies: Dict[int, MathExpression] = {}
+    originals: List[MathExpression] = []
+    root = _copy_node(tree, copies, originals)
+    # Parents last: a shared node's parent may be copied after it.
+    for original in originals:
+        parent = original.__dict__.get("parent")
+        copied_parent = None
+        if original is not tree and parent is not None:
+            copied_parent = copies.get(id(parent))
+        copies[id(original)].__dict__["parent"] = copied_parent
+    return root
 
 
-def _copy_node(node: MathExpression, parent: Optional[MathExpression]) -> MathExpression:
-    """A copy of `node` and its subtree, whose parent is `parent`."""
+def _copy_node(
+    node: MathExpression, copies: Dict[int, MathExpression], originals: List[MathExpression]
+) -> MathExpression:
+    """The copy of `node` and its subtree (made once: `copies` maps the id of each
+    node copied so far to its copy, and `originals` lists those nodes)."""
+    known = copies.get(id(node))
+    if known is not None:
+        return known
     result: MathExpression = object.__new__(type(node))
+    copies[id(node)] = result
+    originals.append(node)
     attributes = node.__dict__.copy()
-    attributes["parent"] = parent
+    attributes["parent"] = None  # set by copy_tree once every node is copied
     classes = attributes.get("classes")
     if type(classes) is list:
         attributes["classes"] = classes.copy()
     left, right = node.left, node.right
     left_copy = right_copy = None
     if left is not None:
-        left_copy = attributes["left"] = _copy_node(left, result)
+        left_copy = attributes["left"] = _copy_node(left, copies, originals)
     if right is not None:
-        right_copy = attributes["right"] = _copy_node(right, result)
+        right_copy = attributes["right"] = _copy_node(right, copies, originals)
     if "child" in attributes:
         # A unary node's child is one of its sides.
         child = attributes["child"]

@@ -126,6 +126,9 @@ Node constant_node(const std::string& digits, bool negate) {
     char* end = nullptr;
     const double value = std::strtod(begin, &end);  // correctly rounded, as float()
     if (end != begin + digits.size()) throw Refused{};
+    // An infinite float (more than 308 digits before the dot): mathy_core's rules
+    // raise on it in ways this core does not reproduce, and no limit admits it.
+    if (!std::isfinite(value)) throw Refused{};
     node.is_float = true;
     node.float_value = negate ? -value : value;
     return node;

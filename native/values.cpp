@@ -58,6 +58,7 @@ bool Tree::point_value(int node, const uint64_t* variables, int64_t roots,
         int node;
         bool expanded;
     };
+    if (roots < 1 || roots > MAX_DEGREE) return false;  // values.py raises past MAX_DEGREE
     std::vector<Frame> stack{{node, false}};
     std::vector<Known> values;
     while (!stack.empty()) {
@@ -235,8 +236,11 @@ bool Tree::symbolic_value(int node, const std::string& prefix, uint64_t& out) co
             case CONSTANT: {
                 if (n.is_float) return false;
                 const int64_t v = n.int_value;
+                // |v| as unsigned: -INT64_MIN does not fit an int64_t.
+                const uint64_t magnitude =
+                    v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
                 const uint64_t symbol =
-                    key_hash(prefix + "constant:" + std::to_string(v < 0 ? -v : v));
+                    key_hash(prefix + "constant:" + std::to_string(magnitude));
                 result.field = v < 0 ? PRIME - symbol : symbol;
                 result.signs = v > 0 ? POSITIVE : v < 0 ? NEGATIVE : ZERO;
                 result.degree = 1;

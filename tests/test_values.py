@@ -552,3 +552,21 @@ def test_a_value_check_made_from_a_function_makes_the_tree_once_and_answers_alik
     assert made == [1]
     with pytest.raises(ValueError, match="needs a tree"):
         ValueCheck(None, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["x(2x)^2", "x(2x)^2 + x", "xy^2 + 3xy^2", "xz(xz)^2 + 4", "ab^2c + 2ab^2c", "x(xx)^2",
+     "x(x*y)^2"],
+)
+def test_every_offered_move_on_a_tree_holding_a_node_twice_keeps_the_value(text: str) -> None:
+    # mathy_core parses `x(2x)^2` with one `2x` node held by two nodes; a rule then
+    # rewrites it in both places, so each move is checked on a tree of that shape
+    # (on a copy that held two `2x` nodes, commutative swap at node 1 looked
+    # exact but turned 4x^3 into `x * 2^2 * x * x * 2`, 8x^3, and associative swap
+    # at node 9 of `x(xx)^2` linked the tree into a loop that no step can print).
+    env = envs.PolySimplify(max_seq_len=256)
+    state = env.state_from_text(text, 10)
+    for action in valid_actions(env, state):
+        out, _, _ = env.get_next_state(state, action)
+        env.finalize_state(out)  # raises when the value changed
