@@ -49,30 +49,112 @@ struct Known {
     int64_t degree = 0;      // as a polynomial in the variables' t
 };
 
-}  // namespace
-
-bool Tree::point_value(int node, const uint64_t* variables, int64_t roots,
-                       uint64_t& out) const {
-    // An explicit post-order walk: results of the children come first.
+// Evaluates the subtree under `node` bottom-up, without recursion:
+// `evaluate(n, left, right, result)` gets each node with its children's values
+// (null for none; a unary node's child is its right) and returns false to give
+// up, which `post_order` then returns.
+template <typename Value, typename Evaluate>
+bool post_order(const std::vector<Node>& nodes, int node, Value& out, Evaluate evaluate) {
     struct Frame {
         int node;
         bool expanded;
     };
-    if (roots < 1 || roots > MAX_DEGREE) return false;  // values.py raises past MAX_DEGREE
     std::vector<Frame> stack{{node, false}};
-    std::vector<Known> values;
+    std::vector<Value> values;
     while (!stack.empty()) {
-        Frame frame = stack.back();
+        const Frame frame = stack.back();
         stack.pop_back();
         const Node& n = nodes[frame.node];
+        const bool has_left = n.left != NO_NODE && !n.unary();
+        const bool has_right = n.right != NO_NODE;
         if (!frame.expanded) {
             stack.push_back({frame.node, true});
-            // The right child is evaluated first and so ends up below the left.
-            if (n.right != NO_NODE) stack.push_back({n.right, false});
-            if (n.left != NO_NODE && !n.unary()) stack.push_back({n.left, false});
+            // The right child is evaluated after the left, and so is pushed first.
+            if (has_right) stack.push_back({n.right, false});
+            if (has_left) stack.push_back({n.left, false});
             continue;
         }
-        Known result;
+        Value left{}, right{};
+        if (has_right) {
+            right = values.back();
+            values.pop_back();
+        }
+        if (has_left) {
+            left = values.back();
+            values.pop_back();
+        }
+        Value result{};
+        if (!evaluate(n, has_left ? &left : nullptr, has_right ? &right : nullptr, result))
+            return false;
+        values.push_back(result);
+    }
+    out = values.back();
+    return true;
+}
+
+// A sum, difference, product or power of two known subtrees, as values.py's
+// evaluator computes it; false where it leaves the node to values.py.
+bool combine(Kind kind, const Known& a, const Known& b, Known& result) {
+    result.constant = a.constant && b.constant;
+    int64_t exact = 0;
+    if (kind == ADD) {
+        result.field = reduce(static_cast<unsigned __int128>(a.field) + b.field);
+        result.exact =
+            a.exact && b.exact && !__builtin_add_overflow(a.exact_value, b.exact_value, &exact);
+        result.degree = a.degree > b.degree ? a.degree : b.degree;
+    } else if (kind == SUBTRACT) {
+        result.field = reduce(static_cast<unsigned __int128>(a.field) + PRIME - b.field);
+        result.exact =
+            a.exact && b.exact && !__builtin_sub_overflow(a.exact_value, b.exact_value, &exact);
+        result.degree = a.degree > b.degree ? a.degree : b.degree;
+    } else if (kind == MULTIPLY) {
+        result.field = multiply(a.field, b.field);
+        result.exact =
+            a.exact && b.exact && !__builtin_mul_overflow(a.exact_value, b.exact_value, &exact);
+        result.degree = a.degree + b.degree;  // each at most MAX_DEGREE
+        if (result.degree > MAX_DEGREE) return false;  // values.py raises
+    } else {
+        // A whole constant exponent >= 0 whose exact value is known.
+        if (!b.constant || !b.exact || b.exact_value < 0) return false;
+        const int64_t whole = b.exact_value;
+        result.field = power(a.field, whole);
+        if (a.exact) {
+            // Kept exact while it fits; past that it is known at the point only,
+            // which is all that is read of it here.
+            int64_t value = 1;
+            bool fits = true;
+            for (int64_t i = 0; i < whole && fits; ++i) {
+                fits = !__builtin_mul_overflow(value, a.exact_value, &value);
+                if (value == 0 || value == 1) break;  // stays put
+                if (value == -1) {                    // alternates
+                    value = (whole % 2 == 0) ? 1 : -1;
+                    break;
+                }
+            }
+            if (a.exact_value == 0) value = whole == 0 ? 1 : 0;
+            else if (a.exact_value == 1) value = 1;
+            result.exact = fits;
+            exact = value;
+            result.degree = 0;
+        } else {
+            const unsigned __int128 degree =
+                static_cast<unsigned __int128>(whole) * static_cast<uint64_t>(a.degree);
+            if (degree > static_cast<unsigned __int128>(MAX_DEGREE)) return false;
+            result.degree = static_cast<int64_t>(degree);
+        }
+    }
+    result.exact_value = result.exact ? exact : 0;
+    return true;
+}
+
+}  // namespace
+
+bool Tree::point_value(int node, const uint64_t* variables, int64_t roots,
+                       uint64_t& out) const {
+    if (roots < 1 || roots > MAX_DEGREE) return false;  // values.py raises past MAX_DEGREE
+    Known known;
+    const bool reached = post_order(nodes, node, known, [&](const Node& n, const Known* a,
+                                                            const Known* b, Known& result) {
         switch (n.kind) {
             case CONSTANT: {
                 if (n.is_float) return false;
@@ -81,7 +163,7 @@ bool Tree::point_value(int node, const uint64_t* variables, int64_t roots,
                 result.field = static_cast<uint64_t>(r < 0 ? r + static_cast<int64_t>(PRIME) : r);
                 result.exact = true;
                 result.exact_value = v;
-                break;
+                return true;
             }
             case VARIABLE: {
                 const char c = n.name;
@@ -92,85 +174,27 @@ bool Tree::point_value(int node, const uint64_t* variables, int64_t roots,
                 result.field = variables[slot];
                 result.constant = false;
                 result.degree = roots;
-                break;
+                return true;
             }
             case NEGATE: {
-                if (n.left != NO_NODE || n.right == NO_NODE) return false;
-                const Known child = values.back();
-                values.pop_back();
-                result = child;
-                result.field = child.field == 0 ? 0 : PRIME - child.field;
-                result.exact = child.exact && child.exact_value != INT64_MIN;
-                result.exact_value = result.exact ? -child.exact_value : 0;
-                break;
+                if (n.left != NO_NODE || b == nullptr) return false;
+                result = *b;
+                result.field = b->field == 0 ? 0 : PRIME - b->field;
+                result.exact = b->exact && b->exact_value != INT64_MIN;
+                result.exact_value = result.exact ? -b->exact_value : 0;
+                return true;
             }
             case ADD:
             case SUBTRACT:
             case MULTIPLY:
-            case POWER: {
-                if (n.left == NO_NODE || n.right == NO_NODE) return false;
-                const Known b = values.back();
-                values.pop_back();
-                const Known a = values.back();
-                values.pop_back();
-                result.constant = a.constant && b.constant;
-                int64_t exact = 0;
-                if (n.kind == ADD) {
-                    result.field = reduce(static_cast<unsigned __int128>(a.field) + b.field);
-                    result.exact = a.exact && b.exact &&
-                                   !__builtin_add_overflow(a.exact_value, b.exact_value, &exact);
-                    result.degree = a.degree > b.degree ? a.degree : b.degree;
-                } else if (n.kind == SUBTRACT) {
-                    result.field = reduce(static_cast<unsigned __int128>(a.field) + PRIME - b.field);
-                    result.exact = a.exact && b.exact &&
-                                   !__builtin_sub_overflow(a.exact_value, b.exact_value, &exact);
-                    result.degree = a.degree > b.degree ? a.degree : b.degree;
-                } else if (n.kind == MULTIPLY) {
-                    result.field = multiply(a.field, b.field);
-                    result.exact = a.exact && b.exact &&
-                                   !__builtin_mul_overflow(a.exact_value, b.exact_value, &exact);
-                    result.degree = a.degree + b.degree;  // each at most MAX_DEGREE
-                    if (result.degree > MAX_DEGREE) return false;  // values.py raises
-                } else {
-                    // A whole constant exponent >= 0 whose exact value is known.
-                    if (!b.constant || !b.exact || b.exact_value < 0) return false;
-                    const int64_t whole = b.exact_value;
-                    result.field = power(a.field, whole);
-                    if (a.exact) {
-                        // Kept exact while it fits; past that it is known at the
-                        // point only, which is all that is read of it here.
-                        int64_t value = 1;
-                        bool fits = true;
-                        for (int64_t i = 0; i < whole && fits; ++i) {
-                            fits = !__builtin_mul_overflow(value, a.exact_value, &value);
-                            if (value == 0 || value == 1) break;  // stays put
-                            if (value == -1) {  // alternates
-                                value = (whole % 2 == 0) ? 1 : -1;
-                                break;
-                            }
-                        }
-                        if (a.exact_value == 0) value = whole == 0 ? 1 : 0;
-                        else if (a.exact_value == 1) value = 1;
-                        result.exact = fits;
-                        exact = value;
-                        result.degree = 0;
-                    } else {
-                        const unsigned __int128 degree =
-                            static_cast<unsigned __int128>(whole) * static_cast<uint64_t>(a.degree);
-                        if (degree > static_cast<unsigned __int128>(MAX_DEGREE)) return false;
-                        result.degree = static_cast<int64_t>(degree);
-                    }
-                }
-                result.exact_value = result.exact ? exact : 0;
-                break;
-            }
+            case POWER:
+                return a != nullptr && b != nullptr && combine(n.kind, *a, *b, result);
             default:
                 return false;  // division, equations, factorials, functions
         }
-        values.push_back(result);
-    }
-    out = values.back().field;
-    return true;
+    });
+    if (reached) out = known.field;
+    return reached;
 }
 
 namespace {
@@ -215,23 +239,9 @@ struct Symbolic {
 bool Tree::symbolic_value(int node, const std::string& prefix, uint64_t& out) const {
     // values.py's symbolic evaluation (`same_expression`): every constant a
     // pseudo-random symbol of its value, every power an opaque value.
-    struct Frame {
-        int node;
-        bool expanded;
-    };
-    std::vector<Frame> stack{{node, false}};
-    std::vector<Symbolic> values;
-    while (!stack.empty()) {
-        Frame frame = stack.back();
-        stack.pop_back();
-        const Node& n = nodes[frame.node];
-        if (!frame.expanded) {
-            stack.push_back({frame.node, true});
-            if (n.right != NO_NODE) stack.push_back({n.right, false});
-            if (n.left != NO_NODE && !n.unary()) stack.push_back({n.left, false});
-            continue;
-        }
-        Symbolic result;
+    Symbolic symbolic;
+    const bool reached = post_order(nodes, node, symbolic, [&](const Node& n, const Symbolic* a,
+                                                               const Symbolic* b, Symbolic& result) {
         switch (n.kind) {
             case CONSTANT: {
                 if (n.is_float) return false;
@@ -243,65 +253,58 @@ bool Tree::symbolic_value(int node, const std::string& prefix, uint64_t& out) co
                     key_hash(prefix + "constant:" + std::to_string(magnitude));
                 result.field = v < 0 ? PRIME - symbol : symbol;
                 result.signs = v > 0 ? POSITIVE : v < 0 ? NEGATIVE : ZERO;
+                result.constant = true;
                 result.degree = 1;
-                break;
+                return true;
             }
             case VARIABLE:
                 result.field = key_hash(prefix + "var:" + std::string(1, n.name));
                 result.signs = ANY_SIGN;
                 result.constant = false;
                 result.degree = 1;
-                break;
-            case NEGATE: {
-                if (n.left != NO_NODE || n.right == NO_NODE) return false;
-                const Symbolic child = values.back();
-                values.pop_back();
-                result = child;
-                if (!(child.signs == ZERO && child.constant)) {  // -0 is 0
-                    result.field = child.field == 0 ? 0 : PRIME - child.field;
-                    result.signs = negated(child.signs);
+                return true;
+            case NEGATE:
+                if (n.left != NO_NODE || b == nullptr) return false;
+                result = *b;
+                if (!(b->signs == ZERO && b->constant)) {  // -0 is 0
+                    result.field = b->field == 0 ? 0 : PRIME - b->field;
+                    result.signs = negated(b->signs);
                 }
-                break;
-            }
+                return true;
             case ADD:
             case SUBTRACT:
             case MULTIPLY:
-            case POWER: {
-                if (n.left == NO_NODE || n.right == NO_NODE) return false;
-                const Symbolic b = values.back();
-                values.pop_back();
-                const Symbolic a = values.back();
-                values.pop_back();
-                result.constant = a.constant && b.constant;
+            case POWER:
+                if (a == nullptr || b == nullptr) return false;
+                result.constant = a->constant && b->constant;
                 if (n.kind == ADD) {
-                    result.field = reduce(static_cast<unsigned __int128>(a.field) + b.field);
-                    result.signs = lifted(a.signs, b.signs, sum_sign);
-                    result.degree = a.degree > b.degree ? a.degree : b.degree;
+                    result.field = reduce(static_cast<unsigned __int128>(a->field) + b->field);
+                    result.signs = lifted(a->signs, b->signs, sum_sign);
+                    result.degree = a->degree > b->degree ? a->degree : b->degree;
                 } else if (n.kind == SUBTRACT) {
-                    result.field = reduce(static_cast<unsigned __int128>(a.field) + PRIME - b.field);
-                    result.signs = lifted(a.signs, negated(b.signs), sum_sign);
-                    result.degree = a.degree > b.degree ? a.degree : b.degree;
+                    result.field =
+                        reduce(static_cast<unsigned __int128>(a->field) + PRIME - b->field);
+                    result.signs = lifted(a->signs, negated(b->signs), sum_sign);
+                    result.degree = a->degree > b->degree ? a->degree : b->degree;
                 } else if (n.kind == MULTIPLY) {
-                    result.field = multiply(a.field, b.field);
-                    result.signs = lifted(a.signs, b.signs, product_sign);
-                    result.degree = a.degree + b.degree;
+                    result.field = multiply(a->field, b->field);
+                    result.signs = lifted(a->signs, b->signs, product_sign);
+                    result.degree = a->degree + b->degree;
                     if (result.degree > MAX_DEGREE) return false;  // values.py raises
                 } else {
                     // No exponent has an exact value here: an opaque value.
-                    result.field = key_hash(prefix + "^\x01~" + std::to_string(a.field) + "\x01~" +
-                                            std::to_string(b.field));
-                    result.signs = a.signs == POSITIVE ? POSITIVE : ANY_SIGN;
+                    result.field = key_hash(prefix + "^\x01~" + std::to_string(a->field) +
+                                            "\x01~" + std::to_string(b->field));
+                    result.signs = a->signs == POSITIVE ? POSITIVE : ANY_SIGN;
                     result.degree = 1;
                 }
-                break;
-            }
+                return true;
             default:
                 return false;  // division, equations, factorials, functions
         }
-        values.push_back(result);
-    }
-    out = values.back().field;
-    return true;
+    });
+    if (reached) out = symbolic.field;
+    return reached;
 }
 
 }  // namespace mathy_native
