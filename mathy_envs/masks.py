@@ -61,8 +61,9 @@ class Sweep:
 
     When the rules are exactly the seven core rules in action order (their own
     classes, unpatched, with mathy_core's settings but commutative swap's
-    `preferred`), an expression the native core parsed (`ParsedExpression.native`)
-    gets its mask from the native core, which answers as mathy_core's
+    `preferred`: `native_rules`), an expression the native core parsed
+    (`ParsedExpression.native`) gets its mask from the native core instead
+    (`native_mask`, which `checked_mask` asks first), which answers as mathy_core's
     `can_apply_to` does (tests/test_native_trees.py proves it on every sample).
     """
 
@@ -120,20 +121,12 @@ class Sweep:
         return core
 
     def mask(
-        self,
-        nodes: Sequence[MathExpression],
-        layout: Optional[NodeLayout] = None,
-        native: Optional[Any] = None,
+        self, nodes: Sequence[MathExpression], layout: Optional[NodeLayout] = None
     ) -> MaskArray:
         """The `(num_rules, num_nodes)` mask of `can_apply_to` at `nodes`; with
         `layout` (the `NodeLayout` of the same nodes), answers are kept and reused
-        by subtree shape. `native` is the native core's parse of the same tree
-        (`ParsedExpression.native`), used when the rules are the core rules."""
+        by subtree shape."""
         count = len(nodes)
-        if native is not None and self.native_rules(native):
-            made = self.native_mask(native, count)
-            if made is not None:
-                return made
         size = len(self.rules) * count
         if size == 0:
             return np.zeros((len(self.rules), count), dtype=np.int8)
