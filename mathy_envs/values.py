@@ -592,7 +592,6 @@ class ValueCheck:
                     return False
         return True
 
-
     def native_keeps_value(self, before: Any, after: Any) -> Optional[bool]:
         """`keeps_value` of one tree computed by the native core: `before` is its
         parse of `self.before`'s text, `after` its parse of the tree to check
@@ -605,7 +604,9 @@ class ValueCheck:
         got = after.point_values(points, self.roots)
         return None if got is None else bool(got == expected)
 
-    def native_keeps_rewrite(self, before: Any, rule: int, node: int, after: Any) -> Optional[bool]:
+    def native_keeps_rewrite(
+        self, before: Any, rule: int, node: int, after: Any
+    ) -> Optional[bool]:
         """For a rewrite whose printed text reads back as another tree: whether
         the tree core rule `rule` makes at `node` of `before` (the native core's
         parse of `self.before`'s text) and `after` (its parse of the printed
