@@ -18,7 +18,7 @@ def test_the_quickstart_commands_come_first() -> None:
     first = _blocks("bash")[0].strip().splitlines()
     assert first == [
         'pip install . && mathy-envs solve "4x + 2y + 2x"',
-        'pip install ".[dev]" && python -m pytest -n 2 && python -m pytest -n 2 -m slow',
+        'pip install -e ".[dev]" && python -m pytest -n 2 && python -m pytest -n 2 -m slow',
     ]
     assert README.index("## Quickstart") < README.index("```")
 
