@@ -199,7 +199,7 @@ def keeps_value(
     then writes the rewrite (`ParsedExpression.native`) where it can, and tells
     whether its text reads back as the rule's own tree."""
     if check is None:
-        check = ValueCheck(parsed.tree, parsed.text)
+        check = _value_check(parsed, parsed.native if native_rule is not None else None)
     if native_rule is not None and parsed.native is not None:
         kept = _native_keeps_value(native_rule, node_index, parsed, expressions, check)
         if kept is not None:
@@ -219,6 +219,16 @@ def keeps_value(
     if not same_expression(rewritten, after.tree, parsed.text):
         return False
     return check.keeps_value(after.tree, rewritten)
+
+
+def _value_check(parsed: ParsedExpression, native: Optional[Any]) -> ValueCheck:
+    """A `ValueCheck` of `parsed`; with `native` (its native parse, when the
+    native core checks the rewrites), one that makes the tree only if a check
+    falls back to it, the native core telling its `root_denominators`."""
+    if native is None:
+        return ValueCheck(parsed.tree, parsed.text)
+    roots = ROOT_DENOMINATORS if native.variable_powers() else 1
+    return ValueCheck(None, parsed.text, make_before=lambda: parsed.tree, roots=roots)
 
 
 def _native_keeps_value(
@@ -266,11 +276,7 @@ def remove_unsound(
     are the core rules in action order (`Sweep.native_rules`) and the native core
     checks the rewrites it can."""
     native = parsed.native if native_rules else None
-    if native is not None:
-        roots = ROOT_DENOMINATORS if native.variable_powers() else 1
-        check = ValueCheck(None, parsed.text, make_before=lambda: parsed.tree, roots=roots)
-    else:
-        check = ValueCheck(parsed.tree, parsed.text)
+    check = _value_check(parsed, native)
     for rule_index in rows:
         rule = rules[rule_index]
         native_rule = rule_index if native is not None else None

@@ -26,6 +26,12 @@ uint64_t reduce(unsigned __int128 x) {
     return sum >= PRIME ? sum - PRIME : sum;
 }
 
+uint64_t add(uint64_t a, uint64_t b) { return reduce(static_cast<unsigned __int128>(a) + b); }
+
+uint64_t subtract(uint64_t a, uint64_t b) {
+    return reduce(static_cast<unsigned __int128>(a) + PRIME - b);
+}
+
 uint64_t multiply(uint64_t a, uint64_t b) {
     return reduce(static_cast<unsigned __int128>(a) * b);
 }
@@ -98,12 +104,12 @@ bool combine(Kind kind, const Known& a, const Known& b, Known& result) {
     result.constant = a.constant && b.constant;
     int64_t exact = 0;
     if (kind == ADD) {
-        result.field = reduce(static_cast<unsigned __int128>(a.field) + b.field);
+        result.field = add(a.field, b.field);
         result.exact =
             a.exact && b.exact && !__builtin_add_overflow(a.exact_value, b.exact_value, &exact);
         result.degree = a.degree > b.degree ? a.degree : b.degree;
     } else if (kind == SUBTRACT) {
-        result.field = reduce(static_cast<unsigned __int128>(a.field) + PRIME - b.field);
+        result.field = subtract(a.field, b.field);
         result.exact =
             a.exact && b.exact && !__builtin_sub_overflow(a.exact_value, b.exact_value, &exact);
         result.degree = a.degree > b.degree ? a.degree : b.degree;
@@ -278,12 +284,11 @@ bool Tree::symbolic_value(int node, const std::string& prefix, uint64_t& out) co
                 if (a == nullptr || b == nullptr) return false;
                 result.constant = a->constant && b->constant;
                 if (n.kind == ADD) {
-                    result.field = reduce(static_cast<unsigned __int128>(a->field) + b->field);
+                    result.field = add(a->field, b->field);
                     result.signs = lifted(a->signs, b->signs, sum_sign);
                     result.degree = a->degree > b->degree ? a->degree : b->degree;
                 } else if (n.kind == SUBTRACT) {
-                    result.field =
-                        reduce(static_cast<unsigned __int128>(a->field) + PRIME - b->field);
+                    result.field = subtract(a->field, b->field);
                     result.signs = lifted(a->signs, negated(b->signs), sum_sign);
                     result.degree = a->degree > b->degree ? a->degree : b->degree;
                 } else if (n.kind == MULTIPLY) {
