@@ -41,6 +41,16 @@ InvalidActionResponse = Literal["raise", "penalize", "terminal"]
 _NO_RULE = BaseRule()
 
 
+class _UnreadTree(MathExpression):
+    """The type of `UNREAD_TREE`."""
+
+
+UNREAD_TREE: MathExpression = _UnreadTree()
+"""What the library's own scoring passes as a state's expression to the library's
+own `transition_fn` and `is_goal`: they read the state's tree through
+`MathyEnv.tree_of`, which builds it only then. User code never sees it."""
+
+
 class MathyEnv(ActionSpace, Rendering):
     """Implement a math solving game where a player wins by executing the right
     sequence of actions to reduce a math expression to an agreeable basic
@@ -413,13 +423,28 @@ class MathyEnv(ActionSpace, Rendering):
         The expression tree goes to user code (see `_judged_by_library`) as a
         private copy: the cached tree is read by masks and observations and
         handed to the next step to rewrite, so user code must neither change it
-        nor keep it."""
-        tree = self._expressions.parse(env_state.agent.problem).tree
+        nor keep it. The library's own methods are given `UNREAD_TREE` and read
+        the cached tree through `tree_of` when they need it."""
         features = self._features(env_state)
         scheme = self.reward_scheme
-        if not self._judged_by_library(scheme):
-            tree = copy_tree(tree)
+        tree: MathExpression
+        if self._judged_by_library(scheme):
+            tree = UNREAD_TREE
+        else:
+            tree = copy_tree(self._expressions.parse(env_state.agent.problem).tree)
         return scheme.score(self, env_state, tree, visits, features)
+
+    def tree_of(self, env_state: MathyEnvState, expression: MathExpression) -> MathExpression:
+        """The tree `expression` stands for: `expression` itself, or the state's
+        cached tree when it is `UNREAD_TREE`.
+
+        The library's own scoring passes `UNREAD_TREE` to its own methods (the
+        built-in `transition_fn` and `is_goal`) instead of the state's tree, so
+        that a verdict the native core or a cache already knows never builds it;
+        those methods read the tree through `tree_of`, and only read it."""
+        if expression is UNREAD_TREE:
+            return self._expressions.parse(check_state(env_state).agent.problem).tree
+        return expression
 
     def _judged_by_library(self, scheme: RewardScheme) -> bool:
         """Whether every method that is given the expression tree when `scheme`
@@ -557,4 +582,10 @@ class MathyEnv(ActionSpace, Rendering):
         return self._rules[rule_index]
 
 
-__all__ = ("CORE_RULE_TYPES", "INVALID_ACTION_RESPONSES", "MathyEnv", "sample_valid_action")
+__all__ = (
+    "CORE_RULE_TYPES",
+    "INVALID_ACTION_RESPONSES",
+    "MathyEnv",
+    "UNREAD_TREE",
+    "sample_valid_action",
+)

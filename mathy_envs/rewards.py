@@ -115,7 +115,9 @@ class RewardScheme:
         When this scheme's `score` or `own_verdict`, or the env's `transition_fn`
         or `is_goal`, is your own code (defined outside mathy_envs), `expression`
         is a private copy made for this call: keep it or change it, nothing else
-        sees it."""
+        sees it. Otherwise it is `mathy_envs.env.UNREAD_TREE`, and the library's
+        methods read the state's tree through `MathyEnv.tree_of` when they need
+        it."""
         step = self.oversize(env, state, features)
         if step is None:
             step = self.own_verdict(env, state, expression, features)

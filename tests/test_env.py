@@ -38,8 +38,9 @@ from mathy_core.rules import (
 )
 
 from mathy_envs import MathyEnv, MathyEnvState, MathyObservation, ObservationType
-from mathy_envs.env import INVALID_ACTION_RESPONSES
+from mathy_envs.env import INVALID_ACTION_RESPONSES, UNREAD_TREE
 from mathy_envs.envs import MATHY_BUILTIN_ENVS, PolySimplify
+from mathy_envs.native import CORE
 from mathy_envs.episodes import random_episode
 from mathy_envs.rewards import RewardScheme
 from mathy_envs.state import MathyEnvStateStep, MathyGraphObservation
@@ -1068,6 +1069,32 @@ def test_library_code_alone_is_given_the_cached_tree() -> None:
     assert not env._judged_by_library(env.reward_scheme)
     env.reward_scheme = RewardScheme()
     assert env._judged_by_library(env.reward_scheme)
+
+
+def test_tree_of_gives_the_states_tree_for_the_unread_tree_only() -> None:
+    env = PolySimplify()
+    state = env.state_from_text(LIKE_TERMS, max_moves=10)
+    mine = ExpressionParser().parse("2x")
+    assert env.tree_of(state, mine) is mine
+    tree = env.tree_of(state, UNREAD_TREE)
+    assert tree is env._expressions.parse(LIKE_TERMS).tree
+    assert str(tree) == LIKE_TERMS
+    with pytest.raises(ValueError, match="MathyEnvState"):
+        env.tree_of("4x", UNREAD_TREE)  # type: ignore[arg-type]
+
+
+def test_scoring_a_state_the_native_core_judges_builds_no_tree() -> None:
+    # PolySimplify's goal is the native core's verdict when it parsed the text:
+    # scoring the state must not make mathy_core's tree of it (the slow part).
+    env = PolySimplify()
+    text = "4x + 2y + 2x + 7"
+    state = env.state_from_text(text, max_moves=10)
+    entry = env._expressions.parse(text)
+    step = env.get_state_transition(state)
+    assert step.reward == EnvRewards.TIMESTEP
+    # A lazily made tree is not in the entry's __dict__ until it is read.
+    assert ("tree" in entry.__dict__) == (entry.native is None)
+    assert (entry.native is None) == (CORE == "python")
 
 
 def test_revisits_are_counted_in_the_history_get_out_state_returns() -> None:

@@ -4,7 +4,7 @@ from typing import Any, Optional
 
 from mathy_core import MathExpression
 
-from ..env import MathyEnv
+from ..env import UNREAD_TREE, MathyEnv
 from ..lru import LRUCache
 from ..observations import MathyObservation
 from ..state import MathyEnvState
@@ -60,7 +60,8 @@ class GoalEnv(MathyEnv):
         """Whether the state's expression reached the task's goal form.
 
         When this method is your own code, `expression` is a private copy of the
-        state's tree (see `MathyEnv.transition_fn`)."""
+        state's tree (see `MathyEnv.transition_fn`); the library's own methods
+        read it through `tree_of` (see `MathyEnv.tree_of`)."""
         raise NotImplementedError("goal environments must define is_goal")
 
     def transition_fn(
@@ -99,13 +100,13 @@ class SimplifyGoalEnv(GoalEnv):
 
     def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
         parsed = self._expressions.parse(env_state.agent.problem)
-        if parsed.tree is expression:
+        if expression is UNREAD_TREE or expression is parsed.tree:
             # The native core's answer when it has one (it is mathy_core's).
             native = parsed.native
             verdict = None if native is None else native.simplified()
             if verdict is not None:
                 return bool(verdict)
-            return self._simplified(expression, parsed.layout)
+            return self._simplified(parsed.tree, parsed.layout)
         return is_simplified(expression)
 
 

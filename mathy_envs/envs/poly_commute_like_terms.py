@@ -66,7 +66,7 @@ class PolyCommuteLikeTerms(GoalEnv):
         return NAMESPACE
 
     def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
-        return factor_out_applies(expression)
+        return factor_out_applies(self.tree_of(env_state, expression))
 
     def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
         return poly_commute_like_terms_problem(

@@ -68,7 +68,7 @@ class PolyGroupLikeTerms(GoalEnv):
         return NAMESPACE
 
     def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
-        return like_terms_grouped(expression)
+        return like_terms_grouped(self.tree_of(env_state, expression))
 
     def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
         return poly_group_like_terms_problem(

@@ -19,7 +19,15 @@ from typing import Callable, Dict, List, Optional, Tuple, Type
 
 import numpy as np
 import pytest
-from helpers import CORE_RULE_TYPES, is_last, is_mid, rule_index, run_python, valid_actions
+from helpers import (
+    CORE_RULE_TYPES,
+    is_last,
+    is_mid,
+    random_play_states,
+    rule_index,
+    run_python,
+    valid_actions,
+)
 from oracles import factor_out_anywhere, like_pairs, parse, simplified
 from mathy_core import (
     AddExpression,
@@ -43,6 +51,7 @@ from mathy_core.rules import (
 )
 
 from mathy_envs import MathyEnv, MathyEnvState
+from mathy_envs.env import UNREAD_TREE
 from mathy_envs.envs import (
     ENV_TASKS,
     MATHY_BUILTIN_ENVS,
@@ -55,6 +64,7 @@ from mathy_envs.envs import (
     PolySimplify,
     PolySimplifyBlockers,
 )
+from mathy_envs.envs.goal import GoalEnv
 from mathy_envs.time_step import TimeStep
 from mathy_envs.types import (
     EnvRewards,
@@ -667,6 +677,27 @@ def test_hand_made_states(task: str, text: str, wins: bool) -> None:
         out_of_moves = start.get_out_state(text, (1, 0), 0)
         final = env.get_state_transition(out_of_moves)
         assert is_last(final) and final.reward == EnvRewards.LOSE
+
+
+def test_built_in_goals_judge_the_unread_tree_as_the_states_own_tree() -> None:
+    # The library's own scoring gives its own is_goal UNREAD_TREE instead of the
+    # state's tree: every built-in goal must give the verdict it gives on the
+    # state's tree (here a fresh mathy_core parse of the text), on the hand-made
+    # states (as first states and as the result of a step) and on random play.
+    cases: List[Tuple[MathyEnv, MathyEnvState]] = random_play_states(6)
+    for task, texts in HAND_MADE.items():
+        env = ENV_TASKS[task]()
+        for text, _ in texts:
+            start = env.state_from_text(text, max_moves=10)
+            cases += [(env, start), (env, start.get_out_state(text, (1, 0), 9))]
+    verdicts = {True: 0, False: 0}
+    for env, state in cases:
+        assert isinstance(env, GoalEnv)
+        text = state.agent.problem
+        verdict = env.is_goal(state, UNREAD_TREE)
+        assert verdict == env.is_goal(state, parse(text)), (type(env).__name__, text)
+        verdicts[verdict] += 1
+    assert verdicts[True] > 10 and verdicts[False] > 100
 
 
 def test_group_like_terms_win_by_playing() -> None:
