@@ -21,6 +21,7 @@ from mathy_core import (
 )
 from mathy_core.rules import DistributiveFactorOutRule
 
+from .expressions import ParsedExpression
 from .lru import Memo
 from .layout import NodeLayout
 from .shapes import SHAPE_SYMBOLS
@@ -35,6 +36,20 @@ def is_simplified(expression: MathExpression) -> bool:
     if has_like_terms(expression):
         return False
     return all(is_preferred_term_form(term) for term in get_terms(expression))
+
+
+def simplified_entry(parsed: ParsedExpression, check: Optional["SimplifiedCheck"] = None) -> bool:
+    """`is_simplified` of a parsed text: the native core's verdict when it parsed
+    the text (it is mathy_core's, and needs no tree), else `check` (a
+    `SimplifiedCheck`) or `is_simplified` on the entry's tree. Also a `retry`
+    rejection test, for generators whose problems must not start simplified."""
+    native = parsed.native
+    verdict = None if native is None else native.simplified()
+    if verdict is not None:
+        return bool(verdict)
+    if check is not None:
+        return check(parsed.tree, parsed.layout)
+    return is_simplified(parsed.tree)
 
 
 class SimplifiedCheck:
@@ -211,6 +226,7 @@ __all__ = (
     "is_simplified",
     "like_term_indexes",
     "like_terms_grouped",
+    "simplified_entry",
     "sum_terms",
     "term_indexes",
     "term_kind",

@@ -11,6 +11,8 @@ from mathy_core import ExpressionParser, MathExpression, get_terms
 
 from mathy_envs import terms as terms_module
 from mathy_envs.actions import sample_valid_action
+from mathy_envs.caches import ExpressionCache
+from mathy_envs.native import CORE
 from mathy_envs.parsing import NodeLayout
 from mathy_envs.terms import (
     SimplifiedCheck,
@@ -18,6 +20,7 @@ from mathy_envs.terms import (
     is_simplified,
     like_term_indexes,
     like_terms_grouped,
+    simplified_entry,
     sum_terms,
     term_indexes,
     term_kind,
@@ -253,6 +256,31 @@ def test_terms_key_holds_the_shapes_of_get_terms_on_random_play() -> None:
 
 
 @pytest.mark.slow
+class _MathyCoreParser(ExpressionParser):
+    """A parser the native core does not read as its own: its entries have no
+    native parse."""
+
+
+def test_simplified_entry_is_mathy_cores_is_simplified_on_both_cores() -> None:
+    # The goal of the simplify tasks and the generators' rejection test: the
+    # native core's verdict where it parsed the text, the tree's otherwise.
+    native_cache, python_cache = ExpressionCache(), ExpressionCache(_MathyCoreParser())
+    check = SimplifiedCheck()
+    verdicts: Counter = Counter()
+    texts = [state.agent.problem for _, state in random_play_states(per_env=15, seed=2)]
+    texts += ["4x + 2y", "x^2 + x + 3", "5x + (y + f)", "3a + 6x + 5b + 7c + y^2", "7", "x"]
+    for text in texts:
+        expected = simplified(oracle_parse(text))
+        native_entry, python_entry = native_cache.parse(text), python_cache.parse(text)
+        assert (native_entry.native is not None) == (CORE == "native") and not python_entry.native
+        assert simplified_entry(native_entry) == expected, text
+        assert simplified_entry(native_entry, check) == expected, text
+        assert simplified_entry(python_entry) == expected, text
+        assert simplified_entry(python_entry, check) == expected, text
+        verdicts[expected] += 1
+    assert verdicts[False] >= 100 and verdicts[True] >= 5, verdicts
+
+
 def test_simplified_check_equals_is_simplified_on_random_play() -> None:
     """On every state seeded random play reaches in every env and difficulty, and
     on one random successor of each, a check kept across all of them agrees with

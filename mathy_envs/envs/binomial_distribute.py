@@ -17,9 +17,8 @@ from ..problems import (
     rand_variable,
     retry,
     term_text,
-    tree_check,
 )
-from ..terms import is_simplified
+from ..terms import simplified_entry
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import SimplifyGoalEnv
@@ -137,7 +136,7 @@ def binomial_times_binomial(
         c, d = _binomial_terms(rng, variable, style)
         return GeneratedProblem(f"({a} + {b})({c} + {d})", 4)
 
-    return retry(build, tree_check(is_simplified), "binomial_times_binomial")
+    return retry(build, simplified_entry, "binomial_times_binomial")
 
 
 def binomial_times_monomial(
@@ -156,7 +155,7 @@ def binomial_times_monomial(
         monomial = term_text(coefficient, variable, exponent)
         return GeneratedProblem(f"({a} + {b}) * {monomial}", 3)
 
-    return retry(build, tree_check(is_simplified), "binomial_times_monomial")
+    return retry(build, simplified_entry, "binomial_times_monomial")
 
 
 __all__ = (

@@ -8,7 +8,7 @@ from ..env import UNREAD_TREE, MathyEnv
 from ..lru import LRUCache
 from ..observations import MathyObservation
 from ..state import MathyEnvState
-from ..terms import SimplifiedCheck, is_simplified
+from ..terms import SimplifiedCheck, is_simplified, simplified_entry
 from ..time_step import TimeStep, termination
 from ..types import MathyEnvProblem, MathyEnvProblemArgs
 
@@ -101,12 +101,7 @@ class SimplifyGoalEnv(GoalEnv):
     def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
         parsed = self._expressions.parse(env_state.agent.problem)
         if expression is UNREAD_TREE or expression is parsed.tree:
-            # The native core's answer when it has one (it is mathy_core's).
-            native = parsed.native
-            verdict = None if native is None else native.simplified()
-            if verdict is not None:
-                return bool(verdict)
-            return self._simplified(parsed.tree, parsed.layout)
+            return simplified_entry(parsed, self._simplified)
         return is_simplified(expression)
 
 

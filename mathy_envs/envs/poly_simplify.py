@@ -17,9 +17,8 @@ from ..problems import (
     rand_term,
     retry,
     shuffled,
-    tree_check,
 )
-from ..terms import is_simplified
+from ..terms import simplified_entry
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import SimplifyGoalEnv
@@ -134,7 +133,7 @@ def simplify_terms(
         text = join_terms(rng, terms, ops, parenthesize_probability)
         return GeneratedProblem(text, num_terms)
 
-    return retry(build, tree_check(is_simplified), "simplify_terms")
+    return retry(build, simplified_entry, "simplify_terms")
 
 
 __all__ = (

@@ -15,9 +15,8 @@ from ..problems import (
     rand_term,
     rand_unlike_terms,
     retry,
-    tree_check,
 )
-from ..terms import is_simplified
+from ..terms import simplified_entry
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import SimplifyGoalEnv
@@ -103,7 +102,7 @@ def commute_blockers(rng: np.random.Generator, num_blockers: int) -> GeneratedPr
         text = f"{frame[0]} + {first} + {middle} + {second} + {frame[1]}"
         return GeneratedProblem(text, num_blockers + 4)
 
-    return retry(build, tree_check(is_simplified), "commute_blockers")
+    return retry(build, simplified_entry, "commute_blockers")
 
 
 def _parenthesized(terms: Sequence[str]) -> str:
