@@ -58,6 +58,7 @@ def core_rules(preferred_term_commute: bool = False) -> List[BaseRule]:
 CORE_RULE_TYPES: FrozenSet[type] = frozenset(type(rule) for rule in core_rules())
 _CORE_ORDER: Tuple[Type[BaseRule], ...] = tuple(type(rule) for rule in core_rules())
 _CORE_METHODS = tuple(kind.can_apply_to for kind in _CORE_ORDER)
+_CORE_APPLY = tuple(kind.apply_to for kind in _CORE_ORDER)
 _CORE_SETTINGS: Tuple[Dict[str, object], ...] = tuple(
     dict(vars(rule)) for rule in core_rules()
 )
@@ -66,12 +67,14 @@ _CORE_SETTINGS: Tuple[Dict[str, object], ...] = tuple(
 def are_core_rules(rules: Sequence[BaseRule]) -> bool:
     """Whether `rules` are the seven core rules in action order as `core_rules`
     makes them: each of its own class (no subclass), with its class's
-    `can_apply_to` and no attribute of its own but mathy_core's settings, which
+    `can_apply_to` and `apply_to` and no attribute of its own but mathy_core's settings, which
     are the defaults but for commutative swap's `preferred` (read at each use)."""
     if len(rules) != len(_CORE_ORDER):
         return False
-    for rule, kind, method, settings in zip(rules, _CORE_ORDER, _CORE_METHODS, _CORE_SETTINGS):
-        if type(rule) is not kind or kind.can_apply_to is not method:
+    for rule, kind, method, apply, settings in zip(
+        rules, _CORE_ORDER, _CORE_METHODS, _CORE_APPLY, _CORE_SETTINGS
+    ):
+        if type(rule) is not kind or kind.can_apply_to is not method or kind.apply_to is not apply:
             return False
         own = rule.__dict__
         if kind is CommutativeSwapRule:
@@ -80,8 +83,6 @@ def are_core_rules(rules: Sequence[BaseRule]) -> bool:
         elif own != settings:  # equal dicts have equal keys
             return False
     return True
-"""Rules whose results on a safe expression (`ParsedExpression.safe`) are known
-to be exact and in range; every other rule's results are checked one by one."""
 
 
 EXPRESSION_TYPES: FrozenSet[type] = frozenset(
