@@ -449,7 +449,8 @@ class MathyEnv(ActionSpace, Rendering):
     def _judged_by_library(self, scheme: RewardScheme) -> bool:
         """Whether every method that is given the expression tree when `scheme`
         scores a state of this env is library code: the scheme's `score` and
-        `own_verdict`, the env's `transition_fn` and (a `GoalEnv`) `is_goal`.
+        `own_verdict`, the env's `transition_fn`, `tree_of` and (a `GoalEnv`)
+        `is_goal`.
         Looked up on every call (about a microsecond), so a method set on an
         instance or a scheme swapped in later counts too."""
         is_goal = getattr(self, "is_goal", None)
@@ -458,6 +459,7 @@ class MathyEnv(ActionSpace, Rendering):
             and is_library_code(getattr(scheme, "own_verdict", None))
             and is_library_code(self.transition_fn)
             and (is_goal is None or is_library_code(is_goal))
+            and is_library_code(self.tree_of)
         )
 
     def _features(self, env_state: MathyEnvState) -> MathyObservation:

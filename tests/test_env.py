@@ -61,6 +61,7 @@ from helpers import (
     fresh_rules,
     is_last,
     is_mid,
+    valid_actions,
     with_history,
 )
 from oracles import expected_mask, inorder_nodes, only_action
@@ -1081,6 +1082,31 @@ def test_tree_of_gives_the_states_tree_for_the_unread_tree_only() -> None:
     assert str(tree) == LIKE_TERMS
     with pytest.raises(ValueError, match="MathyEnvState"):
         env.tree_of("4x", UNREAD_TREE)  # type: ignore[arg-type]
+
+
+def test_user_code_never_sees_the_unread_tree() -> None:
+    # An env whose tree_of is the user's own is judged as user code: every
+    # method is given a private copy of the real tree, never UNREAD_TREE.
+    seen: List[MathExpression] = []
+
+    class MyTreeOf(PolySimplify):
+        def tree_of(self, env_state: MathyEnvState, expression: MathExpression) -> MathExpression:
+            seen.append(expression)
+            return super().tree_of(env_state, expression)
+
+    class MyGoal(PolySimplify):
+        def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
+            seen.append(expression)
+            return super().is_goal(env_state, expression)
+
+    for env in (MyTreeOf(), MyGoal()):
+        assert not env._judged_by_library(env.reward_scheme)
+        state = env.state_from_text(LIKE_TERMS, max_moves=10)
+        env.get_state_transition(state)
+        action = valid_actions(env, state)[0]
+        env.get_next_state(state, action)
+    assert seen and all(tree is not UNREAD_TREE and tree.get_root() is tree for tree in seen)
+    assert {str(tree) for tree in seen} >= {LIKE_TERMS}
 
 
 def test_scoring_a_state_the_native_core_judges_builds_no_tree() -> None:
