@@ -44,7 +44,9 @@ class GoalEnv(MathyEnv):
     function `<file>_problem(rng, params)` of a `numpy.random.Generator` kept in
     the same file (see `mathy_envs.problems` for the term primitives). A built-in
     one is also one line in `mathy_envs.envs.ENV_TASKS`, which gives it its CLI
-    name and gym ids. `mathy_envs.checker.check_mathy_env` checks that it keeps
+    name and gym ids, and its `is_goal` reads the expression through
+    `self.tree_of(env_state, expression)` (library code is given `UNREAD_TREE`,
+    see `MathyEnv.tree_of`). `mathy_envs.checker.check_mathy_env` checks that it keeps
     the `MathyEnv` contract.
     """
 
