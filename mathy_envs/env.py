@@ -213,7 +213,8 @@ class MathyEnv(ActionSpace, Rendering):
         `expression` is the state's expression tree. When this method is your own
         code (defined outside mathy_envs), the tree is a private copy made for
         this call: keep it or change it, nothing else sees it. The library's own
-        methods are given the cached tree, which they only read.
+        methods are given `UNREAD_TREE` and read the cached tree through
+        `tree_of`, only when they need it.
         """
         return None
 

@@ -112,12 +112,12 @@ class RewardScheme:
         """The time step of reaching `state`, whose expression `expression` has
         been seen `visits` times in its history (the current step included).
 
-        When this scheme's `score` or `own_verdict`, or the env's `transition_fn`
-        or `is_goal`, is your own code (defined outside mathy_envs), `expression`
-        is a private copy made for this call: keep it or change it, nothing else
-        sees it. Otherwise it is `mathy_envs.env.UNREAD_TREE`, and the library's
-        methods read the state's tree through `MathyEnv.tree_of` when they need
-        it."""
+        When this scheme's `score` or `own_verdict`, or the env's `transition_fn`,
+        `is_goal` or `tree_of`, is your own code (defined outside mathy_envs),
+        `expression` is a private copy made for this call: keep it or change it,
+        nothing else sees it. When all of them are library code, it is
+        `mathy_envs.env.UNREAD_TREE`, and the library's methods read the state's
+        tree through `MathyEnv.tree_of` when they need it."""
         step = self.oversize(env, state, features)
         if step is None:
             step = self.own_verdict(env, state, expression, features)

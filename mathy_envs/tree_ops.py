@@ -96,9 +96,14 @@ class DeferredChange(ExpressionChangeRule):
 def is_library_code(function: object) -> bool:
     """Whether `function` (a function, or a method bound to an object) is defined
     in the mathy_envs package. Anything else (a method of a user's subclass, a
-    lambda set on an instance, a callable object) counts as user code, which is
-    given private copies of trees (`private_entry`, `copy_tree`)."""
-    module = getattr(getattr(function, "__func__", function), "__module__", None)
+    lambda set on an instance, a callable object, a wrapper made with
+    `functools.wraps`, even of library code) counts as user code, which is given
+    private copies of trees (`private_entry`, `copy_tree`)."""
+    function = getattr(function, "__func__", function)
+    if hasattr(function, "__wrapped__"):
+        # A wrapper (`functools.wraps`) takes the module of what it wraps.
+        return False
+    module = getattr(function, "__module__", None)
     return type(module) is str and (module == _PACKAGE or module.startswith(_PACKAGE + "."))
 
 

@@ -12,6 +12,7 @@ rules' `can_apply_to` over a freshly parsed tree's in-order nodes
 (`oracles.expected_mask`), rewards from the documented constants and formulas.
 """
 
+import functools
 import random
 import re
 import traceback
@@ -1099,13 +1100,32 @@ def test_user_code_never_sees_the_unread_tree() -> None:
             seen.append(expression)
             return super().is_goal(env_state, expression)
 
-    for env in (MyTreeOf(), MyGoal()):
-        assert not env._judged_by_library(env.reward_scheme)
+    class Wrapped(PolySimplify):
+        # functools.wraps gives the wrapper the library method's module.
+        @functools.wraps(PolySimplify.is_goal)
+        def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
+            seen.append(expression)
+            return super().is_goal(env_state, expression)
+
+    class InstalledWhileScoring(RewardScheme):
+        # User code run while a step is scored sets is_goal on the env (as
+        # another thread could): that is_goal still gets a private copy.
+        def oversize(self, env: Any, state: MathyEnvState, features: Any) -> Any:
+            if "is_goal" not in env.__dict__:
+                def is_goal(env_state: MathyEnvState, expression: MathExpression) -> bool:
+                    seen.append(expression)
+                    return False
+
+                env.is_goal = is_goal
+            return super().oversize(env, state, features)
+
+    for env in (MyTreeOf(), MyGoal(), Wrapped(), PolySimplify(reward_scheme=InstalledWhileScoring())):
         state = env.state_from_text(LIKE_TERMS, max_moves=10)
         env.get_state_transition(state)
         action = valid_actions(env, state)[0]
         env.get_next_state(state, action)
-    assert seen and all(tree is not UNREAD_TREE and tree.get_root() is tree for tree in seen)
+    assert len(seen) >= 4
+    assert all(tree is not UNREAD_TREE and tree.get_root() is tree for tree in seen)
     assert {str(tree) for tree in seen} >= {LIKE_TERMS}
 
 

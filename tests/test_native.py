@@ -2,22 +2,29 @@
 
 An env whose parser the native core does not read as its own (here a subclass of
 mathy_core's `ExpressionParser`) runs every step on the pure-Python core: mathy_core's
-trees, masks, rewrites and goal checks. The same env with the library's parser
-runs on the core in use (the native one where it is built). Both play the same
+trees, masks, rewrites and goal checks; its problem generator is made to judge its
+candidates on that parser's entries too. The same env with the library's parser
+runs on the core in use (the native one where it is built; with
+`MATHY_ENVS_CORE=python` both run on mathy_core and this only checks that two
+parsers agree). Both play the same
 seeded problems with the same actions, valid and invalid; every problem, mask, next
 state, change, reward, discount, step type, time-step observation, verdict and
 observation array of every registered type must be the same, arrays to the byte.
 """
 
 import random
-from typing import Any, List, Tuple
+from contextlib import contextmanager
+from typing import Any, Iterator, List, Optional, Tuple
+from unittest import mock
 
 import numpy as np
 import pytest
 from helpers import snapshot
 from mathy_core import ExpressionParser
 
-from mathy_envs import MathyEnv, MathyEnvState
+from mathy_envs import MathyEnv, MathyEnvState, problems
+from mathy_envs.caches import expression_cache
+from mathy_envs.expressions import ParsedExpression
 from mathy_envs.envs import ENV_TASKS
 from mathy_envs.native import CORE
 from mathy_envs.observations.registry import observation_types
@@ -28,6 +35,22 @@ from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
 class MathyCoreParser(ExpressionParser):
     """mathy_core's parser under another class: the native core leaves the texts
     of an env that uses it to mathy_core."""
+
+
+@contextmanager
+def mathy_core_generation(parser: ExpressionParser) -> Iterator[List[ParsedExpression]]:
+    """While open, the problem generators judge their candidate texts on the
+    entries of `parser`'s cache (mathy_core's, for a `MathyCoreParser`) instead of
+    the default parser's; yields the entries they were given."""
+    given: List[ParsedExpression] = []
+
+    def parse(text: str, _: Optional[ExpressionParser] = None) -> ParsedExpression:
+        entry = expression_cache(parser).parse(text)
+        given.append(entry)
+        return entry
+
+    with mock.patch.object(problems, "parse", parse):
+        yield given
 
 
 def assert_identical(mine: Any, theirs: Any, where: str) -> None:
@@ -85,7 +108,9 @@ def play_both(task: str, difficulty: MathyEnvDifficulty, episodes: int, seed: in
     for episode in range(episodes):
         args = MathyEnvProblemArgs(difficulty)
         mine, problem = native_env.get_initial_state(args, print_problem=False)
-        theirs, their_problem = python_env.get_initial_state(args, print_problem=False)
+        with mathy_core_generation(python_env.parser) as generated:
+            theirs, their_problem = python_env.get_initial_state(args, print_problem=False)
+        assert generated and not any(entry.native for entry in generated)
         assert problem == their_problem
         text = mine.agent.problem
         # Each env really runs on the core it is meant to.
@@ -137,3 +162,36 @@ def test_both_cores_play_the_same_episodes(task: str, difficulty: MathyEnvDiffic
 @pytest.mark.parametrize("task,difficulty", CASES)
 def test_both_cores_play_the_same_longer_runs(task: str, difficulty: MathyEnvDifficulty) -> None:
     assert play_both(task, difficulty, episodes=12, seed=101) >= 12
+
+
+def generate_both(task: str, difficulty: MathyEnvDifficulty, count: int, seed: int) -> int:
+    """Draw `count` seeded problems of `task` judged on both cores; the number of
+    candidates the generators rejected on the way."""
+    native_env = ENV_TASKS[task](seed=seed)
+    python_env = ENV_TASKS[task](seed=seed)
+    python_env.parser = MathyCoreParser()
+    args = MathyEnvProblemArgs(difficulty)
+    rejected = 0
+    for index in range(count):
+        mine = native_env.generate_problem(args)
+        with mathy_core_generation(python_env.parser) as generated:
+            theirs = python_env.generate_problem(args)
+        assert mine == theirs, (task, difficulty, index)
+        rejected += len(generated) - 1
+    return rejected
+
+
+@pytest.mark.parametrize("task,difficulty", CASES)
+def test_both_cores_generate_the_same_problems(task: str, difficulty: MathyEnvDifficulty) -> None:
+    generate_both(task, difficulty, count=40, seed=5)
+
+
+@pytest.mark.slow
+def test_both_cores_reject_the_same_candidates_over_many_problems() -> None:
+    rejected = sum(
+        generate_both(task, difficulty, count=300, seed=6)
+        for task in ENV_TASKS
+        for difficulty in MathyEnvDifficulty
+    )
+    # Rejections are rare: the sample is large enough to meet some.
+    assert rejected >= 20, rejected

@@ -255,7 +255,6 @@ def test_terms_key_holds_the_shapes_of_get_terms_on_random_play() -> None:
     assert seen >= 300
 
 
-@pytest.mark.slow
 class _MathyCoreParser(ExpressionParser):
     """A parser the native core does not read as its own: its entries have no
     native parse."""
@@ -281,6 +280,7 @@ def test_simplified_entry_is_mathy_cores_is_simplified_on_both_cores() -> None:
     assert verdicts[False] >= 100 and verdicts[True] >= 5, verdicts
 
 
+@pytest.mark.slow
 def test_simplified_check_equals_is_simplified_on_random_play() -> None:
     """On every state seeded random play reaches in every env and difficulty, and
     on one random successor of each, a check kept across all of them agrees with

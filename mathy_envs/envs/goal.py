@@ -9,6 +9,7 @@ from ..lru import LRUCache
 from ..observations import MathyObservation
 from ..state import MathyEnvState
 from ..terms import SimplifiedCheck, is_simplified, simplified_entry
+from ..tree_ops import copy_tree, is_library_code
 from ..time_step import TimeStep, termination
 from ..types import MathyEnvProblem, MathyEnvProblemArgs
 
@@ -72,16 +73,19 @@ class GoalEnv(MathyEnv):
         expression: MathExpression,
         features: MathyObservation,
     ) -> Optional[TimeStep]:
+        is_goal = self.is_goal
+        if expression is UNREAD_TREE and not is_library_code(is_goal):
+            # is_goal became user code while the step was scored (set by
+            # another thread): it gets a private copy, as user code always does.
+            expression = copy_tree(MathyEnv.tree_of(self, env_state, expression))
         if self.goal_depends_on_history:
-            reached = self.is_goal(env_state, expression)
+            reached = is_goal(env_state, expression)
         else:
             text = env_state.agent.problem
             cached = self._goals.get(text)
-            reached = (
-                cached
-                if cached is not None
-                else self._goals.put(text, self.is_goal(env_state, expression))
-            )
+            if cached is None:
+                cached = self._goals.put(text, is_goal(env_state, expression))
+            reached = cached
         if reached:
             return termination(features, self.get_win_signal(env_state))
         return None
