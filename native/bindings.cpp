@@ -1,4 +1,5 @@
 // Python bindings of the native core (pybind11): `mathy_envs._native`.
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -157,6 +158,70 @@ bool rewrite(const Parsed& self, int rule, int column, Tree& rewritten, std::str
         return false;
     rewritten = self.tree;  // the rules change the tree they apply to
     return rewritten.apply(rule, node, text, top);
+}
+
+// One step of a batch (mathy_envs.batch) on an expression whose every part the
+// native core answers: core rule `rule` at in-order node `column` (which the
+// caller's mask allows), the parse of the printed text, its admission, the
+// simplify goal, the mask and the flat observation. Writes the new expression's
+// flat observation from index 3 on into `row` (node types, then node values, in
+// pre-order and normalized as NodeLayout.preordered(True) makes them, then the
+// mask as 0.0/1.0; `row` holds 3 + 2L + R*L floats) and its mask into `mask`
+// (R*L bytes, row-major (rule, node), zero padded). Returns `(expression, text,
+// simplified)`, or None, having written nothing, where the step needs the
+// library's Python path: the rewrite or the parse left to mathy_core, a text
+// that is not safe (admission.py: it would need value checks or limit checks),
+// more nodes than L, or a goal verdict left to mathy_core.
+py::object step_flat(const Parsed& self, int rule, int column, bool preferred,
+                     int64_t safe_constant, int safe_size, int max_type_id,
+                     py::array_t<float, py::array::c_style> row,
+                     py::array_t<int8_t, py::array::c_style> mask) {
+    const py::ssize_t cells = mask.size();
+    const py::ssize_t length = (row.size() - 3 - cells) / 2;
+    if (row.ndim() != 1 || mask.ndim() != 1 || length <= 0 || cells % length != 0 ||
+        cells / length != CORE_RULES || 3 + 2 * length + cells != row.size())
+        throw py::value_error("row must hold 3 + 2L + R*L floats and mask R*L bytes");
+    Tree rewritten;
+    std::string text;
+    if (!rewrite(self, rule, column, rewritten, text, nullptr)) return py::none();
+    Parsed next;
+    if (!next.tree.parse(text)) return py::none();
+    next.order = next.tree.in_order();
+    const size_t count = next.order.size();
+    const Tree::Admission a = next.tree.admission(next.order, safe_constant);
+    if (!a.safe || !a.constants.empty() || a.check_value || a.has_equation ||
+        static_cast<int64_t>(count) + a.unary > safe_size ||
+        static_cast<py::ssize_t>(count) > length)
+        return py::none();
+    const Tree::Answer goal = next.tree.simplified();
+    if (goal == Tree::UNKNOWN) return py::none();
+    const Tree::Walk w = next.tree.walk();
+    float* out = row.mutable_data();
+    int8_t* bits = mask.mutable_data();
+    std::fill(out + 3, out + row.size(), 0.0f);
+    std::fill(bits, bits + cells, int8_t{0});
+    // NodeLayout.preordered(True): float32 type ids over float32(MAX_TYPE_ID), and
+    // float32 values min-max scaled in float32 (all equal: zeros).
+    const float top = static_cast<float>(max_type_id);
+    float low = 0.0f, high = 0.0f;
+    for (size_t i = 0; i < count; ++i) {
+        const float value = static_cast<float>(w.values_pre[i]);
+        if (i == 0 || value < low) low = value;
+        if (i == 0 || value > high) high = value;
+    }
+    const float span = high - low;
+    for (size_t i = 0; i < count; ++i) {
+        out[3 + i] = static_cast<float>(w.type_ids_pre[i]) / top;
+        out[3 + length + i] =
+            span > 0.0f ? (static_cast<float>(w.values_pre[i]) - low) / span : 0.0f;
+    }
+    for (int r = 0; r < CORE_RULES; ++r)
+        for (size_t c = 0; c < count; ++c)
+            if (next.tree.can_apply(r, next.order[c], preferred)) {
+                bits[r * length + c] = 1;
+                out[3 + 2 * length + r * length + c] = 1.0f;
+            }
+    return py::make_tuple(py::cast(std::move(next)), text, goal == Tree::YES);
 }
 
 }  // namespace
@@ -329,5 +394,13 @@ PYBIND11_MODULE(_native, module) {
              },
              py::arg("preferred_commute") = false,
              "`can_apply_to` of the seven core rules at every node: row-major "
-             "(rule, node) bytes of 0 and 1.");
+             "(rule, node) bytes of 0 and 1.")
+        .def("step_flat", &step_flat, py::arg("rule"), py::arg("node"),
+             py::arg("preferred_commute"), py::arg("safe_constant"), py::arg("safe_size"),
+             py::arg("max_type_id"), py::arg("row").noconvert(), py::arg("mask").noconvert(),
+             "A batch's step where the native core answers every part: `(expression, "
+             "text, simplified)` of core rule `rule` at node `node`, its flat "
+             "observation from index 3 on written into `row` and its mask into "
+             "`mask`; None, with nothing written, where the library's Python path "
+             "must take the step.");
 }

@@ -1,0 +1,294 @@
+"""`StepBatch`: many episodes of one environment, stepped in one call.
+
+A batch holds `num_envs` episodes of one `MathyEnv` and steps all of them with one
+call of `step(actions)`, writing the flat observations, the action masks, the
+rewards and the end flags into arrays it allocated once. Each episode plays as
+`MathyGymEnv` plays it with the flat observation: from the same state, the same
+actions give the same observations, masks and rewards, byte for byte, and the
+same `terminated` and `truncated` flags. Problems are drawn from the env's
+`np_random`, slot after slot. A finished episode is reset by the next `step`,
+which ignores its action (Gymnasium's "next step" autoreset).
+
+Where the native core answers every part of a step (the core rules, the simplify
+tasks' goal, the default reward scheme, and an expression small and simple
+enough that no move needs a value check), the step is taken in one call of the
+native core, with no Python objects made for the expression; every other step is
+`MathyEnv.get_next_state`, so a batch works with any env, rules, scheme or core,
+only more slowly.
+
+    from mathy_envs.batch import StepBatch
+    from mathy_envs.envs import PolySimplify
+
+    batch = StepBatch(PolySimplify(), num_envs=64)
+    batch.reset(seed=0)
+    actions = sample_valid_actions(batch.masks, rng)  # mathy_envs.gym
+    batch.step(actions)
+    batch.observations, batch.rewards, batch.terminated, batch.truncated
+"""
+
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+from .admission import SAFE_CONSTANT, SAFE_SIZE
+from .env import MathyEnv
+from .envs.goal import SimplifyGoalEnv
+from .layout import MAX_TYPE_ID
+from .limits import quote, type_name
+from .observations.build import problem_hash
+from .rewards import MAX_VISITS, RewardScheme, win_signal
+from .rules import are_core_rules
+from .settings import check_seed
+from .state import MathyEnvState
+from .time_step import is_terminal_transition
+from .tree_ops import is_library_code
+from .types import EnvRewards, MathyEnvProblemArgs
+
+_JUDGES = (
+    "transition_fn",
+    "is_goal",
+    "get_win_signal",
+    "get_lose_signal",
+    "get_rewarding_actions",
+    "get_penalizing_actions",
+    "get_state_transition",
+    "get_next_state",
+)
+"""The env methods whose library versions the native steps reproduce."""
+
+
+class _Episode:
+    """One episode of a batch: its state, the native parse of its expression
+    (None: ask the env's cache), its visits per text and whether it ended."""
+
+    __slots__ = ("state", "native", "visits", "over")
+
+    def __init__(self, state: MathyEnvState) -> None:
+        self.state = state
+        self.native: Optional[Any] = None
+        self.visits = {state.agent.problem: 1}
+        self.over = False
+
+
+class StepBatch:
+    """`num_envs` episodes of `env`, stepped together.
+
+    Arguments:
+        env: the environment every episode plays (its settings, rules, reward
+            scheme and problem generator); the batch draws its problems from
+            `env.np_random`
+        num_envs: the number of episodes
+        params: the problem arguments (difficulty) of every episode
+
+    After `reset` and each `step`, the arrays hold one row per episode:
+
+    - `observations`: `(num_envs, 3 + 2L + R*L)` float32, the flat observation
+      (`mathy_envs.observations.flat`, normalized) of each episode's state;
+    - `masks`: `(num_envs, R*L)` int8, its valid actions (action `rule * L + node`);
+    - `rewards` (float64), `terminated` and `truncated` (bool): what the last step
+      gave each episode (all zero for an episode that was reset instead).
+
+    The arrays are reused: copy what you keep. `states` are the episodes'
+    `MathyEnvState`s.
+    """
+
+    def __init__(
+        self, env: MathyEnv, num_envs: int, params: Optional[MathyEnvProblemArgs] = None
+    ) -> None:
+        if not isinstance(env, MathyEnv):
+            raise ValueError(f"env must be a MathyEnv, got {type_name(env)} {quote(env, 60)}")
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or not (
+            1 <= num_envs <= 1_000_000
+        ):
+            raise ValueError(f"num_envs must be an int in [1, 1000000], got {quote(num_envs)}")
+        if params is not None and not isinstance(params, MathyEnvProblemArgs):
+            raise ValueError(f"params must be MathyEnvProblemArgs or None, got {type_name(params)}")
+        self.env = env
+        self.num_envs = int(num_envs)
+        self.params = params if params is not None else MathyEnvProblemArgs()
+        length, rules = env.max_seq_len, len(env.rules)
+        self._length = length
+        self.observations: npt.NDArray[np.float32] = np.zeros(
+            (self.num_envs, 3 + 2 * length + rules * length), np.float32
+        )
+        self.masks: npt.NDArray[np.int8] = np.zeros((self.num_envs, rules * length), np.int8)
+        self.rewards: npt.NDArray[np.float64] = np.zeros(self.num_envs, np.float64)
+        self.terminated: npt.NDArray[np.bool_] = np.zeros(self.num_envs, np.bool_)
+        self.truncated: npt.NDArray[np.bool_] = np.zeros(self.num_envs, np.bool_)
+        self._episodes: List[_Episode] = []
+        self._hashes: Dict[str, Tuple[float, float]] = {}
+
+    @property
+    def states(self) -> List[MathyEnvState]:
+        """Each episode's current state."""
+        return [episode.state for episode in self._episodes]
+
+    def reset(self, seed: Optional[int] = None) -> None:
+        """Start a new episode in every slot (`seed` reseeds `env` first)."""
+        if seed is not None:
+            check_seed("seed", seed)
+            self.env.seed(seed)
+        self._episodes = [self._start(index) for index in range(self.num_envs)]
+        self.rewards[:] = 0.0
+        self.terminated[:] = False
+        self.truncated[:] = False
+
+    def step(self, actions: Any) -> None:
+        """Take one action in each episode (`actions[i]`, a flat action `rule * L
+        + node`, as the masks number them); an episode that ended at the last
+        step is reset instead and its action ignored. An invalid action is
+        handled by the env's `invalid_action_response`."""
+        episodes = self._episodes
+        if not episodes:
+            raise ValueError("call reset() before step()")
+        moves = np.asarray(actions)
+        if moves.shape != (self.num_envs,) or moves.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions must be {self.num_envs} integers, got {quote(actions, 80)}"
+            )
+        native = self._native_step_rules()
+        length = self._length
+        for index, episode in enumerate(episodes):
+            if episode.over:
+                episodes[index] = self._start(index)
+                self.rewards[index] = 0.0
+                self.terminated[index] = self.truncated[index] = False
+                continue
+            action = int(moves[index])
+            if native is None or not self._native_step(episode, index, action, native):
+                self._step(episode, index, divmod(action, length))
+
+    # -- steps ---------------------------------------------------------------------
+
+    def _native_step_rules(self) -> Optional[Tuple[bool, List[float], float]]:
+        """`(preferred_commute, reward of each rule, discount)` when the native
+        core can take this call's steps (it reproduces the env's rules, goal and
+        scoring), else None."""
+        env = self.env
+        rules = env.rules
+        if not (
+            isinstance(env, SimplifyGoalEnv)
+            and not env.goal_depends_on_history
+            and not env.verbose
+            and type(env.reward_scheme) is RewardScheme
+            and are_core_rules(rules)
+            and type(getattr(rules[1], "preferred", None)) is bool
+            and all(is_library_code(getattr(env, name)) for name in _JUDGES)
+        ):
+            return None
+        state = self._episodes[0].state
+        rewarding = tuple(env.get_rewarding_actions(state))
+        penalizing = tuple(env.get_penalizing_actions(state))
+        rewards = [
+            EnvRewards.HELPFUL_MOVE
+            if isinstance(rule, rewarding)
+            else EnvRewards.UNHELPFUL_MOVE
+            if isinstance(rule, penalizing)
+            else EnvRewards.TIMESTEP
+            for rule in rules
+        ]
+        return bool(rules[1].preferred), rewards, env.reward_discount  # type: ignore[attr-defined]
+
+    def _native_step(
+        self, episode: _Episode, index: int, action: int, native: Tuple[bool, List[float], float]
+    ) -> bool:
+        """Take the step in the native core; False (nothing changed) where it
+        leaves the step to `get_next_state`."""
+        preferred, rule_rewards, _ = native
+        if not (0 <= action < self.masks.shape[1]) or not self.masks[index, action]:
+            return False  # invalid: the env's invalid_action_response decides
+        expression = episode.native
+        state = episode.state
+        if expression is None:
+            expression = self.env._expressions.parse(state.agent.problem).native
+            if expression is None:
+                return False
+        rule, node = divmod(action, self._length)
+        row = self.observations[index]
+        made = expression.step_flat(
+            rule, node, preferred, SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, row, self.masks[index]
+        )
+        if made is None:
+            return False
+        expression, text, won = made
+        agent = state.agent
+        state = state.get_out_state(text, (rule, node), agent.moves_remaining - 1)
+        visits = episode.visits[text] = episode.visits.get(text, 0) + 1
+        left = state.agent.moves_remaining
+        # RewardScheme.score, in its order (the size was checked by step_flat).
+        terminated = True
+        if won:
+            reward = win_signal(state.max_moves, left)
+        elif left <= 0:
+            reward = EnvRewards.LOSE
+        elif self.env.previous_state_penalty and visits > 1:
+            terminated = visits > MAX_VISITS
+            reward = EnvRewards.LOSE if terminated else EnvRewards.PREVIOUS_LOCATION * visits
+        else:
+            terminated = False
+            reward = rule_rewards[rule]
+        hashed = self._hashes.get(state.agent.problem_type)
+        if hashed is None:
+            hashed = self._hashes[state.agent.problem_type] = problem_hash(
+                state.agent.problem_type
+            )
+        row[0], row[1], row[2] = hashed[0], hashed[1], state.time
+        episode.state, episode.native = state, expression
+        self._finish(episode, index, float(reward), terminated, left <= 0)
+        return True
+
+    def _step(self, episode: _Episode, index: int, action: Tuple[int, int]) -> None:
+        """`get_next_state`, and the observation `MathyGymEnv` gives."""
+        env = self.env
+        state, time_step, _ = env.get_next_state(episode.state, action)
+        text = state.agent.problem
+        episode.visits[text] = episode.visits.get(text, 0) + 1
+        episode.native = None
+        if env.node_count(text) > env.max_seq_len:
+            # No observation holds the expression: the last one that fit, with
+            # no valid action (as MathyGymEnv does).
+            self._write(index, episode.state, oversize=True)
+        else:
+            self._write(index, state)
+        episode.state = state
+        self._finish(
+            episode,
+            index,
+            time_step.reward,
+            is_terminal_transition(time_step),
+            state.agent.moves_remaining <= 0,
+        )
+
+    def _finish(
+        self, episode: _Episode, index: int, reward: float, terminated: bool, truncated: bool
+    ) -> None:
+        self.rewards[index] = reward
+        self.terminated[index] = terminated
+        self.truncated[index] = truncated
+        episode.over = terminated or truncated
+
+    # -- starts and observations --------------------------------------------------------
+
+    def _start(self, index: int) -> _Episode:
+        state, _ = self.env.get_initial_state(self.params, print_problem=False)
+        self._write(index, state)
+        return _Episode(state)
+
+    def _write(self, index: int, state: MathyEnvState, oversize: bool = False) -> None:
+        """Write the flat observation and the mask of `state` into row `index`
+        (with no valid action when `oversize`)."""
+        env = self.env
+        length = self._length
+        moves = env.valid_moves_array(state)
+        if oversize:
+            moves = moves[:, :0]
+        mask = self.masks[index].reshape(-1, length)
+        mask[:] = 0
+        mask[:, : moves.shape[1]] = moves
+        self.observations[index] = state.to_observation(
+            move_mask=moves, parser=env.parser, normalize=True, max_seq_len=length, obs_type="flat"
+        )
+
+
+__all__ = ("StepBatch",)

@@ -1,0 +1,238 @@
+"""`StepBatch`: every step of a batch is the step `MathyEnv.get_next_state` takes.
+
+Each batch step is replayed on a second env of the same settings: the next state,
+the reward, the end flags, the flat observation (as `MathyGymEnv` builds it) and
+the mask of every episode must be the same, arrays byte for byte, on every
+built-in env and difficulty, for valid and invalid actions, with the default
+scoring and with a scheme of the user's (which the native steps leave to
+`get_next_state`).
+"""
+
+import random
+from typing import Any, List, Optional, Tuple
+from unittest import mock
+
+import numpy as np
+import pytest
+from helpers import snapshot
+
+from mathy_envs import MathyEnv, MathyEnvState
+from mathy_envs.batch import StepBatch
+from mathy_envs.envs import ENV_TASKS, PolySimplify
+from mathy_envs.native import CORE
+from mathy_envs.rewards import RewardScheme
+from mathy_envs.time_step import is_terminal_transition
+from mathy_envs.types import (
+    EnvRewards,
+    MathyEnvDifficulty,
+    MathyEnvProblem,
+    MathyEnvProblemArgs,
+)
+
+
+def expected_row(env: MathyEnv, state: MathyEnvState) -> Tuple[np.ndarray, np.ndarray]:
+    """The flat observation and the flat mask `MathyGymEnv` gives for `state`."""
+    moves = env.valid_moves_array(state)
+    mask = np.zeros((len(env.rules), env.max_seq_len), np.int8)
+    mask[:, : moves.shape[1]] = moves
+    observation = state.to_observation(
+        move_mask=moves, normalize=True, max_seq_len=env.max_seq_len, obs_type="flat"
+    )
+    return observation, mask.reshape(-1)
+
+
+def assert_row(batch: StepBatch, index: int, observation: np.ndarray, mask: np.ndarray) -> None:
+    assert batch.observations[index].tobytes() == observation.tobytes(), index
+    assert batch.masks[index].tobytes() == mask.tobytes(), index
+
+
+class Doubled(RewardScheme):
+    """A user's scheme: every transition's reward doubled."""
+
+    def score(self, env: Any, state: Any, expression: Any, visits: int, features: Any) -> Any:
+        step = super().score(env, state, expression, visits, features)
+        return step._replace(reward=2 * step.reward)
+
+
+def replay(
+    task: str,
+    difficulty: MathyEnvDifficulty,
+    steps: int,
+    seed: int,
+    scheme: Optional[RewardScheme] = None,
+    **settings: Any,
+) -> Tuple[int, int]:
+    """Play `steps` batch steps of 6 episodes with random valid actions (and an
+    invalid one now and then) and check each against `get_next_state` on a
+    second env; returns (steps compared, episodes ended)."""
+    kwargs: Any = {"invalid_action_response": "penalize", **settings}
+    if scheme is not None:
+        kwargs["reward_scheme"] = scheme
+    env, reference = ENV_TASKS[task](**kwargs), ENV_TASKS[task](**kwargs)
+    batch = StepBatch(env, 6, MathyEnvProblemArgs(difficulty))
+    batch.reset(seed=seed)
+    for index, state in enumerate(batch.states):
+        assert_row(batch, index, *expected_row(reference, state))
+    rng = random.Random(seed)
+    compared = ended = 0
+    over = [False] * batch.num_envs
+    for step in range(steps):
+        before = batch.states
+        actions = []
+        for index in range(batch.num_envs):
+            valid = np.flatnonzero(batch.masks[index])
+            if len(valid) == 0 or rng.random() < 0.05:
+                actions.append(rng.randrange(batch.masks.shape[1]))
+            else:
+                actions.append(int(valid[rng.randrange(len(valid))]))
+        batch.step(np.array(actions))
+        for index, (state, action) in enumerate(zip(before, actions)):
+            after = batch.states[index]
+            if over[index]:
+                # Reset, the action ignored: a new episode's first state.
+                assert len(after.agent.history) == 1
+                assert batch.rewards[index] == 0.0
+                assert not batch.terminated[index] and not batch.truncated[index]
+                assert_row(batch, index, *expected_row(reference, after))
+                over[index] = False
+                continue
+            move = divmod(action, env.max_seq_len)
+            expected, time_step, _ = reference.get_next_state(state, move)
+            where = (task, step, index, state.agent.problem, move)
+            assert snapshot(after) == snapshot(expected), where
+            assert batch.rewards[index] == time_step.reward, where
+            terminated = is_terminal_transition(time_step)
+            truncated = expected.agent.moves_remaining <= 0
+            assert batch.terminated[index] == terminated, where
+            assert batch.truncated[index] == truncated, where
+            if reference.node_count(expected.agent.problem) > reference.max_seq_len:
+                observation = expected_row(reference, state)[0]
+                observation[3 + 2 * env.max_seq_len :] = 0.0
+                mask = np.zeros(batch.masks.shape[1], np.int8)
+                assert_row(batch, index, observation, mask)
+            else:
+                assert_row(batch, index, *expected_row(reference, expected))
+            compared += 1
+            over[index] = terminated or truncated
+            ended += over[index]
+    return compared, ended
+
+
+CASES = [
+    pytest.param(task, difficulty, id=f"{env_class.__name__}-{difficulty.value}")
+    for task, env_class in ENV_TASKS.items()
+    for difficulty in MathyEnvDifficulty
+]
+
+
+@pytest.mark.parametrize("task,difficulty", CASES)
+def test_a_batch_step_is_get_next_state(task: str, difficulty: MathyEnvDifficulty) -> None:
+    compared, _ = replay(task, difficulty, steps=12, seed=3)
+    assert compared >= 40
+
+
+def _short_problems(rng: np.random.Generator, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+    # Budgets of 4 or 8 moves: episodes end (won, lost or out of moves) and reset.
+    text = ["4x + 2x", "2x + 3y + x", "x + 2 + 3 + 4x"][int(rng.integers(3))]
+    return MathyEnvProblem(text, int(rng.integers(1, 3)), "mathy.polynomials.simplify")
+
+
+@pytest.mark.parametrize("task", ["poly", "poly-grouping"])
+def test_batch_episodes_end_and_reset_as_get_next_state_says(task: str) -> None:
+    compared, ended = replay(
+        task, MathyEnvDifficulty.easy, steps=16, seed=5, generator=_short_problems
+    )
+    assert compared >= 40 and ended >= 10
+
+
+@pytest.mark.parametrize("task", ["poly", "complex", "poly-grouping"])
+def test_a_batch_with_the_users_scheme_is_get_next_state(task: str) -> None:
+    compared, _ = replay(task, MathyEnvDifficulty.normal, steps=10, seed=4, scheme=Doubled())
+    assert compared >= 40
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task,difficulty", CASES)
+def test_longer_batches_step_as_get_next_state(task: str, difficulty: MathyEnvDifficulty) -> None:
+    compared, ended = replay(task, difficulty, steps=80, seed=17)
+    assert compared >= 300 and ended >= 5
+
+
+def test_the_native_core_takes_most_polysimplify_steps() -> None:
+    # On the native core, a PolySimplify step needs no Python objects: few steps
+    # go to get_next_state (texts outside the native core's safe range, resets
+    # aside). On the pure-Python core, every step does.
+    calls: List[int] = []
+    original = StepBatch._step
+
+    def counted(self: StepBatch, *args: Any) -> None:
+        calls.append(1)
+        original(self, *args)
+
+    batch = StepBatch(PolySimplify(), 16)
+    batch.reset(seed=1)
+    rng = np.random.default_rng(1)
+    with mock.patch.object(StepBatch, "_step", counted):
+        for _ in range(20):
+            batch.step(
+                np.array([rng.choice(np.flatnonzero(row)) if row.any() else 0 for row in batch.masks])
+            )
+    if CORE == "native":
+        assert len(calls) < 0.2 * 16 * 20, len(calls)
+    else:
+        assert len(calls) > 0.5 * 16 * 20, len(calls)
+
+
+def test_a_users_env_method_turns_the_native_steps_off() -> None:
+    class Scored(PolySimplify):
+        def get_win_signal(self, env_state: MathyEnvState) -> float:
+            return 5.0
+
+    batch = StepBatch(Scored(), 2)
+    batch.reset(seed=0)
+    assert batch._native_step_rules() is None
+    assert StepBatch(PolySimplify(), 1)._native_step_rules is not None
+
+
+def test_an_invalid_action_follows_the_envs_invalid_action_response() -> None:
+    batch = StepBatch(PolySimplify(), 2)
+    batch.reset(seed=0)
+    invalid = int(np.flatnonzero(batch.masks[0] == 0)[0])
+    valid = int(np.flatnonzero(batch.masks[1])[0])
+    with pytest.raises(ValueError, match="invalid action"):
+        batch.step(np.array([invalid, valid]))
+    penalized = StepBatch(PolySimplify(invalid_action_response="penalize"), 2)
+    penalized.reset(seed=0)
+    penalized.step(np.array([invalid, valid]))
+    assert penalized.rewards[0] == EnvRewards.INVALID_MOVE
+    assert penalized.states[0].agent.problem == penalized.states[0].agent.history[0].raw
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: StepBatch("PolySimplify", 2), "env must be a MathyEnv"),  # type: ignore[arg-type]
+        (lambda: StepBatch(PolySimplify(), 0), "num_envs must be an int"),
+        (lambda: StepBatch(PolySimplify(), True), "num_envs must be an int"),
+        (lambda: StepBatch(PolySimplify(), 2, "hard"), "params must be"),  # type: ignore[arg-type]
+    ],
+)
+def test_bad_arguments_are_value_errors(make: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+def test_bad_steps_are_value_errors_and_change_nothing() -> None:
+    batch = StepBatch(PolySimplify(), 3)
+    with pytest.raises(ValueError, match="reset"):
+        batch.step(np.zeros(3, np.int64))
+    batch.reset(seed=2)
+    before = [snapshot(state) for state in batch.states]
+    observations = batch.observations.copy()
+    for actions in [np.zeros(2, np.int64), np.zeros(3, np.float64), [[0, 0, 0]], "abc"]:
+        with pytest.raises(ValueError, match="actions must be 3 integers"):
+            batch.step(actions)
+    assert [snapshot(state) for state in batch.states] == before
+    assert batch.observations.tobytes() == observations.tobytes()
+    with pytest.raises(TypeError):
+        StepBatch(PolySimplify(), 2, seed=1)  # type: ignore[call-arg]
