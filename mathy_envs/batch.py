@@ -40,7 +40,7 @@ from .observations.build import problem_hash
 from .rewards import MAX_VISITS, RewardScheme, win_signal
 from .rules import are_core_rules
 from .settings import check_seed
-from .state import MathyEnvState
+from .state import MathyEnvState, episode_time
 from .time_step import is_terminal_transition
 from .tree_ops import is_library_code
 from .types import EnvRewards, MathyEnvProblemArgs
@@ -59,16 +59,31 @@ _JUDGES = (
 
 
 class _Episode:
-    """One episode of a batch: its state, the native parse of its expression
-    (None: ask the env's cache), its visits per text and whether it ended."""
+    """One episode of a batch: the last state made, the native steps taken since
+    (their states are made when asked for), the native parse of its expression
+    (None: ask the env's cache), its moves left, its visits per text and whether
+    it ended."""
 
-    __slots__ = ("state", "native", "visits", "over")
+    __slots__ = ("made", "taken", "native", "left", "visits", "over")
 
     def __init__(self, state: MathyEnvState) -> None:
-        self.state = state
+        self.made = state
+        self.taken: List[Tuple[str, Tuple[int, int]]] = []
         self.native: Optional[Any] = None
+        self.left = state.agent.moves_remaining
         self.visits = {state.agent.problem: 1}
         self.over = False
+
+    @property
+    def state(self) -> MathyEnvState:
+        """The episode's state: each native step's state made as `get_next_state`
+        makes it (`get_out_state`), on first read."""
+        if self.taken:
+            state = self.made
+            for text, action in self.taken:
+                state = state.get_out_state(text, action, state.agent.moves_remaining - 1)
+            self.made, self.taken = state, []
+        return self.made
 
 
 class StepBatch:
@@ -118,6 +133,11 @@ class StepBatch:
         self.truncated: npt.NDArray[np.bool_] = np.zeros(self.num_envs, np.bool_)
         self._episodes: List[_Episode] = []
         self._hashes: Dict[str, Tuple[float, float]] = {}
+        # Each episode's rows, made once (a row of a 2-D array is a new view
+        # each time it is indexed).
+        self._rows = list(self.observations)
+        self._mask_rows = list(self.masks)
+        self._actions = rules * length
 
     @property
     def states(self) -> List[MathyEnvState]:
@@ -138,26 +158,40 @@ class StepBatch:
         """Take one action in each episode (`actions[i]`, a flat action `rule * L
         + node`, as the masks number them); an episode that ended at the last
         step is reset instead and its action ignored. An invalid action is
-        handled by the env's `invalid_action_response`."""
+        handled by the env's `invalid_action_response`; with `"raise"`, the
+        `ValueError` comes before any episode is stepped."""
         episodes = self._episodes
         if not episodes:
             raise ValueError("call reset() before step()")
-        moves = np.asarray(actions)
-        if moves.shape != (self.num_envs,) or moves.dtype.kind not in "iu":
+        moves = np.asarray(actions) if not isinstance(actions, str) else None
+        if moves is None or moves.shape != (self.num_envs,) or moves.dtype.kind not in "iu":
             raise ValueError(
                 f"actions must be {self.num_envs} integers, got {quote(actions, 80)}"
             )
-        native = self._native_step_rules()
         length = self._length
-        for index, episode in enumerate(episodes):
+        flat = moves.tolist()
+        if self.env.invalid_action_response == "raise":
+            masks = self.masks
+            for index, (episode, action) in enumerate(zip(episodes, flat)):
+                if not episode.over and not (0 <= action < masks.shape[1] and masks[index, action]):
+                    # get_next_state raises its ValueError, and changes nothing.
+                    self.env.get_next_state(episode.state, divmod(action, length))
+        native = self._native_step_rules()
+        rewards = [0.0] * self.num_envs
+        terminated = [False] * self.num_envs
+        truncated = [False] * self.num_envs
+        for index, (episode, action) in enumerate(zip(episodes, flat)):
             if episode.over:
                 episodes[index] = self._start(index)
-                self.rewards[index] = 0.0
-                self.terminated[index] = self.truncated[index] = False
                 continue
-            action = int(moves[index])
-            if native is None or not self._native_step(episode, index, action, native):
-                self._step(episode, index, divmod(action, length))
+            made = None if native is None else self._native_step(episode, index, action, native)
+            if made is None:
+                made = self._step(episode, index, divmod(action, length))
+            rewards[index], terminated[index], truncated[index] = made
+            episode.over = made[1] or made[2]
+        self.rewards[:] = rewards
+        self.terminated[:] = terminated
+        self.truncated[:] = truncated
 
     # -- steps ---------------------------------------------------------------------
 
@@ -192,34 +226,34 @@ class StepBatch:
 
     def _native_step(
         self, episode: _Episode, index: int, action: int, native: Tuple[bool, List[float], float]
-    ) -> bool:
-        """Take the step in the native core; False (nothing changed) where it
-        leaves the step to `get_next_state`."""
+    ) -> Optional[Tuple[float, bool, bool]]:
+        """Take the step in the native core: `(reward, terminated, truncated)`, or
+        None (nothing changed) where it leaves the step to `get_next_state`."""
         preferred, rule_rewards, _ = native
-        if not (0 <= action < self.masks.shape[1]) or not self.masks[index, action]:
-            return False  # invalid: the env's invalid_action_response decides
+        if not (0 <= action < self._actions) or not self._mask_rows[index][action]:
+            return None  # invalid: the env's invalid_action_response decides
         expression = episode.native
-        state = episode.state
         if expression is None:
-            expression = self.env._expressions.parse(state.agent.problem).native
+            expression = self.env._expressions.parse(episode.state.agent.problem).native
             if expression is None:
-                return False
+                return None
         rule, node = divmod(action, self._length)
-        row = self.observations[index]
+        row = self._rows[index]
         made = expression.step_flat(
-            rule, node, preferred, SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, row, self.masks[index]
+            rule, node, preferred, SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, row, self._mask_rows[index]
         )
         if made is None:
-            return False
+            return None
         expression, text, won = made
-        agent = state.agent
-        state = state.get_out_state(text, (rule, node), agent.moves_remaining - 1)
+        episode.taken.append((text, (rule, node)))
+        episode.native = expression
+        left = episode.left = episode.left - 1
         visits = episode.visits[text] = episode.visits.get(text, 0) + 1
-        left = state.agent.moves_remaining
+        max_moves = episode.made.max_moves
         # RewardScheme.score, in its order (the size was checked by step_flat).
         terminated = True
         if won:
-            reward = win_signal(state.max_moves, left)
+            reward = win_signal(max_moves, left)
         elif left <= 0:
             reward = EnvRewards.LOSE
         elif self.env.previous_state_penalty and visits > 1:
@@ -228,45 +262,39 @@ class StepBatch:
         else:
             terminated = False
             reward = rule_rewards[rule]
-        hashed = self._hashes.get(state.agent.problem_type)
-        if hashed is None:
-            hashed = self._hashes[state.agent.problem_type] = problem_hash(
-                state.agent.problem_type
-            )
-        row[0], row[1], row[2] = hashed[0], hashed[1], state.time
-        episode.state, episode.native = state, expression
-        self._finish(episode, index, float(reward), terminated, left <= 0)
-        return True
+        hashed = self._hash(episode.made.agent.problem_type)
+        row[0], row[1], row[2] = hashed[0], hashed[1], episode_time(max_moves, left)
+        return float(reward), terminated, left <= 0
 
-    def _step(self, episode: _Episode, index: int, action: Tuple[int, int]) -> None:
-        """`get_next_state`, and the observation `MathyGymEnv` gives."""
+    def _hash(self, problem_type: str) -> Tuple[float, float]:
+        hashed = self._hashes.get(problem_type)
+        if hashed is None:
+            hashed = self._hashes[problem_type] = problem_hash(problem_type)
+        return hashed
+
+    def _step(
+        self, episode: _Episode, index: int, action: Tuple[int, int]
+    ) -> Tuple[float, bool, bool]:
+        """`get_next_state`, and the observation `MathyGymEnv` gives:
+        `(reward, terminated, truncated)`."""
         env = self.env
-        state, time_step, _ = env.get_next_state(episode.state, action)
+        before = episode.state
+        state, time_step, _ = env.get_next_state(before, action)
         text = state.agent.problem
         episode.visits[text] = episode.visits.get(text, 0) + 1
         episode.native = None
+        episode.made, episode.left = state, state.agent.moves_remaining
         if env.node_count(text) > env.max_seq_len:
             # No observation holds the expression: the last one that fit, with
             # no valid action (as MathyGymEnv does).
-            self._write(index, episode.state, oversize=True)
+            self._write(index, before, oversize=True)
         else:
             self._write(index, state)
-        episode.state = state
-        self._finish(
-            episode,
-            index,
-            time_step.reward,
+        return (
+            float(time_step.reward),
             is_terminal_transition(time_step),
             state.agent.moves_remaining <= 0,
         )
-
-    def _finish(
-        self, episode: _Episode, index: int, reward: float, terminated: bool, truncated: bool
-    ) -> None:
-        self.rewards[index] = reward
-        self.terminated[index] = terminated
-        self.truncated[index] = truncated
-        episode.over = terminated or truncated
 
     # -- starts and observations --------------------------------------------------------
 

@@ -3,7 +3,9 @@ mathy_core floor.
 
 Workloads: seeded masked random play on PolySimplify, ComplexSimplify and
 BinomialDistribute at normal difficulty, building an observation (with the mask)
-every step, once per observation type, each run starting with cold caches.
+every step, once per observation type, each run starting with cold caches; and
+the same play by `BATCH_ENVS` episodes stepped together (`StepBatch`, flat
+observations).
 
 The floor, for the same steps: the time mathy_core alone needs for one
 `can_apply_to` sweep of every rule over every node, one `apply_to`, one `str()` of
@@ -23,6 +25,8 @@ import numpy as np
 import numpy.typing as npt
 from mathy_core import BaseRule, ExpressionParser, MathExpression
 
+from .actions import sample_valid_actions
+from .batch import StepBatch
 from .bench_cores import VectorResult, vector_scaling
 from .env import MathyEnv, sample_valid_action
 from .envs import BinomialDistribute, ComplexSimplify, PolySimplify
@@ -37,6 +41,7 @@ WORKLOADS: List[Type[MathyEnv]] = [PolySimplify, ComplexSimplify, BinomialDistri
 SEED = 1337
 OBSERVATION_NODES = 40
 MEMORY_STATES = 100_000
+BATCH_ENVS = 64
 
 
 @dataclass
@@ -47,6 +52,7 @@ class WorkloadResult:
     floor_us_per_step: float = 0.0
     us_per_step: float = 0.0
     floor_multiple: float = 0.0
+    batched_steps_per_second: float = 0.0
 
 
 @dataclass
@@ -90,6 +96,22 @@ def play(
         if is_terminal_transition(time_step):
             state, _ = env.get_initial_state(config, print_problem=False)
     return time.perf_counter() - started, taken
+
+
+def play_batched(env_class: Type[MathyEnv], steps: int) -> float:
+    """Masked random play of `BATCH_ENVS` episodes stepped together by a
+    `StepBatch` (flat observations and masks written every step), for about
+    `steps` steps in all. Returns the steps per second."""
+    env = _cold_env(env_class)
+    batch = StepBatch(env, BATCH_ENVS, MathyEnvProblemArgs(MathyEnvDifficulty.normal))
+    rng = np.random.default_rng(SEED)
+    calls = max(1, steps // BATCH_ENVS)
+    gc.collect()
+    started = time.perf_counter()
+    batch.reset(seed=SEED)
+    for _ in range(calls):
+        batch.step(sample_valid_actions(batch.masks, rng))
+    return calls * BATCH_ENVS / (time.perf_counter() - started)
 
 
 def floor_seconds(env: MathyEnv, taken: List[Tuple[str, ActionType]]) -> float:
@@ -208,6 +230,10 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
                 seconds, taken = play(env_class, obs_type, steps)
                 best = min(best, seconds)
             result.steps_per_second[obs_type.value] = steps / best
+        play_batched(env_class, steps)  # warm-up, not measured
+        result.batched_steps_per_second = max(
+            play_batched(env_class, 4 * steps) for _ in range(repeats)
+        )
         floor = min(floor_seconds(env_class(), taken) for _ in range(repeats))
         result.floor_us_per_step = floor / len(taken) * 1e6
         result.us_per_step = 1e6 / result.steps_per_second[ObservationType.FLAT.value]
@@ -240,14 +266,22 @@ def run_bench(
     types = [t.value for t in ObservationType]
     header = f"{'workload (normal)':22}" + "".join(f"{t:>17}" for t in types)
     print("steps/s, masked random play with an observation every step", file=out)
-    print(header + f"{'us/step':>10}{'floor us':>10}{'x floor':>9}", file=out)
+    print(
+        header + f"{'us/step':>10}{'floor us':>10}{'x floor':>9}{f'batched x{BATCH_ENVS}':>14}",
+        file=out,
+    )
     for w in result.workloads:
         cells = "".join(f"{w.steps_per_second[t]:>17.0f}" for t in types)
         print(
             f"{w.env:22}{cells}{w.us_per_step:>10.1f}{w.floor_us_per_step:>10.1f}"
-            f"{w.floor_multiple:>9.2f}",
+            f"{w.floor_multiple:>9.2f}{w.batched_steps_per_second:>14.0f}",
             file=out,
         )
+    print(
+        f"(batched: {BATCH_ENVS} episodes stepped together by mathy_envs.batch.StepBatch, "
+        "flat observations)",
+        file=out,
+    )
     print(file=out)
     print(f"to_observation of a {result.observation_nodes}-node expression:", file=out)
     for name, micros in result.observation_us.items():

@@ -54,6 +54,15 @@ def check_state(env_state: Any) -> "MathyEnvState":
     return env_state
 
 
+def episode_time(max_moves: int, moves_remaining: int) -> float:
+    """`MathyEnvState.time`: the fraction of `max_moves` used, clipped to [0, 1]
+    (1 when there is no budget)."""
+    if max_moves <= 0:
+        return 1.0
+    used = float((max_moves - moves_remaining) / max_moves)
+    return 0.0 if used < 0.0 else 1.0 if used > 1.0 else used
+
+
 class MathyEnvState:
     """The state of an episode: the agent state plus episode constants.
 
@@ -160,11 +169,7 @@ class MathyEnvState:
     @property
     def time(self) -> float:
         """Fraction of the episode's moves used, clipped to [0, 1]."""
-        max_moves = self.max_moves
-        if max_moves <= 0:
-            return 1.0
-        used = float((max_moves - self.agent.moves_remaining) / max_moves)
-        return 0.0 if used < 0.0 else 1.0 if used > 1.0 else used
+        return episode_time(self.max_moves, self.agent.moves_remaining)
 
     # -- observations ---------------------------------------------------------
 
@@ -304,5 +309,6 @@ __all__ = (
     "MathyObservation",
     "MathyObservationUnion",
     "ObservationType",
+    "episode_time",
     "problem_hash",
 )

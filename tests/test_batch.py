@@ -236,3 +236,21 @@ def test_bad_steps_are_value_errors_and_change_nothing() -> None:
     assert batch.observations.tobytes() == observations.tobytes()
     with pytest.raises(TypeError):
         StepBatch(PolySimplify(), 2, seed=1)  # type: ignore[call-arg]
+
+
+def test_an_invalid_action_raised_on_steps_no_episode() -> None:
+    # With invalid_action_response="raise", the ValueError comes before any
+    # episode of the batch is stepped: the batch is as it was.
+    batch = StepBatch(PolySimplify(), 3)
+    batch.reset(seed=4)
+    before = [snapshot(state) for state in batch.states]
+    arrays = [batch.observations.copy(), batch.masks.copy(), batch.rewards.copy()]
+    valid = [int(np.flatnonzero(row)[0]) for row in batch.masks]
+    invalid = int(np.flatnonzero(batch.masks[2] == 0)[0])
+    with pytest.raises(ValueError, match="invalid action"):
+        batch.step(np.array([valid[0], valid[1], invalid]))
+    assert [snapshot(state) for state in batch.states] == before
+    after = [batch.observations, batch.masks, batch.rewards]
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(arrays, after))
+    batch.step(np.array(valid))
+    assert [snapshot(state) for state in batch.states] != before

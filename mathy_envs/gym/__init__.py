@@ -25,6 +25,7 @@ from .registration import (
     register_envs,
 )
 from .spaces import MaskedDiscrete, masked_observation_space, observation_space
+from .vector import MathyVectorEnv
 from .wrappers import ActionMaskObservation
 
 register_envs()
@@ -36,6 +37,7 @@ __all__ = (
     "GymEnvFactory",
     "MaskedDiscrete",
     "MathyGymEnv",
+    "MathyVectorEnv",
     "NO_VALID_ACTION",
     "StepChange",
     "gym_env_factories",
