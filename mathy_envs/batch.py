@@ -101,8 +101,10 @@ class StepBatch:
     - `observations`: `(num_envs, 3 + 2L + R*L)` float32, the flat observation
       (`mathy_envs.observations.flat`, normalized) of each episode's state;
     - `masks`: `(num_envs, R*L)` int8, its valid actions (action `rule * L + node`);
-    - `rewards` (float64), `terminated` and `truncated` (bool): what the last step
-      gave each episode (all zero for an episode that was reset instead).
+    - `rewards` (float64), `terminated`, `truncated` and `won` (bool): what the
+      last step gave each episode (all zero for an episode that was reset
+      instead); `won` as `MathyGymEnv`'s `info["win"]`: the step ended the
+      episode with a positive reward, the expression still fitting.
 
     The arrays are reused: copy what you keep. `states` are the episodes'
     `MathyEnvState`s.
@@ -131,6 +133,7 @@ class StepBatch:
         self.rewards: npt.NDArray[np.float64] = np.zeros(self.num_envs, np.float64)
         self.terminated: npt.NDArray[np.bool_] = np.zeros(self.num_envs, np.bool_)
         self.truncated: npt.NDArray[np.bool_] = np.zeros(self.num_envs, np.bool_)
+        self.won: npt.NDArray[np.bool_] = np.zeros(self.num_envs, np.bool_)
         self._episodes: List[_Episode] = []
         self._hashes: Dict[str, Tuple[float, float]] = {}
         # Each episode's rows, made once (a row of a 2-D array is a new view
@@ -153,6 +156,7 @@ class StepBatch:
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self.truncated[:] = False
+        self.won[:] = False
 
     def step(self, actions: Any) -> None:
         """Take one action in each episode (`actions[i]`, a flat action `rule * L
@@ -180,6 +184,7 @@ class StepBatch:
         rewards = [0.0] * self.num_envs
         terminated = [False] * self.num_envs
         truncated = [False] * self.num_envs
+        won = [False] * self.num_envs
         for index, (episode, action) in enumerate(zip(episodes, flat)):
             if episode.over:
                 episodes[index] = self._start(index)
@@ -187,11 +192,12 @@ class StepBatch:
             made = None if native is None else self._native_step(episode, index, action, native)
             if made is None:
                 made = self._step(episode, index, divmod(action, length))
-            rewards[index], terminated[index], truncated[index] = made
+            rewards[index], terminated[index], truncated[index], won[index] = made
             episode.over = made[1] or made[2]
         self.rewards[:] = rewards
         self.terminated[:] = terminated
         self.truncated[:] = truncated
+        self.won[:] = won
 
     # -- steps ---------------------------------------------------------------------
 
@@ -226,9 +232,10 @@ class StepBatch:
 
     def _native_step(
         self, episode: _Episode, index: int, action: int, native: Tuple[bool, List[float], float]
-    ) -> Optional[Tuple[float, bool, bool]]:
-        """Take the step in the native core: `(reward, terminated, truncated)`, or
-        None (nothing changed) where it leaves the step to `get_next_state`."""
+    ) -> Optional[Tuple[float, bool, bool, bool]]:
+        """Take the step in the native core: `(reward, terminated, truncated,
+        won)`, or None (nothing changed) where it leaves the step to
+        `get_next_state`."""
         preferred, rule_rewards, _ = native
         if not (0 <= action < self._actions) or not self._mask_rows[index][action]:
             return None  # invalid: the env's invalid_action_response decides
@@ -264,7 +271,7 @@ class StepBatch:
             reward = rule_rewards[rule]
         hashed = self._hash(episode.made.agent.problem_type)
         row[0], row[1], row[2] = hashed[0], hashed[1], episode_time(max_moves, left)
-        return float(reward), terminated, left <= 0
+        return float(reward), terminated, left <= 0, terminated and reward > 0
 
     def _hash(self, problem_type: str) -> Tuple[float, float]:
         hashed = self._hashes.get(problem_type)
@@ -274,9 +281,9 @@ class StepBatch:
 
     def _step(
         self, episode: _Episode, index: int, action: Tuple[int, int]
-    ) -> Tuple[float, bool, bool]:
+    ) -> Tuple[float, bool, bool, bool]:
         """`get_next_state`, and the observation `MathyGymEnv` gives:
-        `(reward, terminated, truncated)`."""
+        `(reward, terminated, truncated, won)`."""
         env = self.env
         before = episode.state
         state, time_step, _ = env.get_next_state(before, action)
@@ -284,17 +291,17 @@ class StepBatch:
         episode.visits[text] = episode.visits.get(text, 0) + 1
         episode.native = None
         episode.made, episode.left = state, state.agent.moves_remaining
-        if env.node_count(text) > env.max_seq_len:
+        oversize = env.node_count(text) > env.max_seq_len
+        if oversize:
             # No observation holds the expression: the last one that fit, with
             # no valid action (as MathyGymEnv does).
             self._write(index, before, oversize=True)
         else:
             self._write(index, state)
-        return (
-            float(time_step.reward),
-            is_terminal_transition(time_step),
-            state.agent.moves_remaining <= 0,
-        )
+        terminated = is_terminal_transition(time_step)
+        reward = float(time_step.reward)
+        won = terminated and not oversize and reward > 0
+        return reward, terminated, state.agent.moves_remaining <= 0, won
 
     # -- starts and observations --------------------------------------------------------
 

@@ -93,6 +93,7 @@ def replay(
                 assert len(after.agent.history) == 1
                 assert batch.rewards[index] == 0.0
                 assert not batch.terminated[index] and not batch.truncated[index]
+                assert not batch.won[index]
                 assert_row(batch, index, *expected_row(reference, after))
                 over[index] = False
                 continue
@@ -105,7 +106,10 @@ def replay(
             truncated = expected.agent.moves_remaining <= 0
             assert batch.terminated[index] == terminated, where
             assert batch.truncated[index] == truncated, where
-            if reference.node_count(expected.agent.problem) > reference.max_seq_len:
+            oversize = reference.node_count(expected.agent.problem) > reference.max_seq_len
+            won = terminated and not oversize and time_step.reward > 0
+            assert batch.won[index] == won, where
+            if oversize:
                 observation = expected_row(reference, state)[0]
                 observation[3 + 2 * env.max_seq_len :] = 0.0
                 mask = np.zeros(batch.masks.shape[1], np.int8)

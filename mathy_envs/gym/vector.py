@@ -39,7 +39,9 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
 
     Observations are the flat ones (`(num_envs, 3 + 2L + R*L)` float32); actions
     are flat (`rule * L + node`), one per episode. `infos["action_mask"]` is the
-    `(num_envs, R*L)` int8 mask of the valid actions of each episode's new state.
+    `(num_envs, R*L)` int8 mask of the valid actions of each episode's new state,
+    and when a step ends episodes, `infos["win"]` says which of them were won
+    (`infos["_win"]`: which ended), as in a `SyncVectorEnv` of `MathyGymEnv`s.
     `reset(seed=s)` reseeds the env's problem generator, which draws every
     episode's problems in turn (not `s + i` per episode, as `SyncVectorEnv` does).
 
@@ -112,10 +114,18 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
         )
 
     def _infos(self) -> Dict[str, Any]:
-        return {
-            "action_mask": self.batch.masks.copy(),
+        """`action_mask` for every episode; `win` (`MathyGymEnv`'s) for the
+        episodes the step ended, as Gymnasium's vector envs stack infos."""
+        batch = self.batch
+        ended = batch.terminated | batch.truncated
+        infos: Dict[str, Any] = {
+            "action_mask": batch.masks.copy(),
             "_action_mask": np.ones(self.num_envs, np.bool_),
         }
+        if ended.any():
+            infos["win"] = batch.won & ended
+            infos["_win"] = ended
+        return infos
 
 
 __all__ = ("MathyVectorEnv",)

@@ -14,7 +14,7 @@ import pytest
 
 from mathy_envs.envs import ComplexSimplify, PolySimplify
 from mathy_envs.gym import MathyGymEnv, MathyVectorEnv, sample_valid_actions
-from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
+from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 
 
 @pytest.mark.parametrize("env_class", [PolySimplify, ComplexSimplify])
@@ -32,7 +32,7 @@ def test_each_episode_plays_as_a_gym_env_of_its_problem(env_class: Any) -> None:
         singles.append(single)
     live = [True] * vector.num_envs
     rng = np.random.default_rng(3)
-    compared = 0
+    compared = wins = 0
     for _ in range(40):
         actions = sample_valid_actions(infos["action_mask"], rng)
         observations, rewards, terminated, truncated, infos = vector.step(actions)
@@ -43,6 +43,11 @@ def test_each_episode_plays_as_a_gym_env_of_its_problem(env_class: Any) -> None:
             assert observation.tobytes() == observations[index].tobytes(), index
             assert info["action_mask"].tobytes() == infos["action_mask"][index].tobytes()
             assert (reward, ended, cut) == (rewards[index], terminated[index], truncated[index])
+            if ended or cut:
+                assert infos["_win"][index] and infos["win"][index] == info["win"]
+                wins += info["win"]
+            else:
+                assert "_win" not in infos or not infos["_win"][index]
             compared += 1
             live[index] = not (ended or cut)
     assert compared >= 40
@@ -102,3 +107,29 @@ def test_bad_arguments() -> None:
         vector.reset(options={"x": 1})
     with pytest.raises(ValueError, match="seed"):
         vector.reset(seed=-1)
+
+
+def _won_in_one(rng: np.random.Generator, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+    return MathyEnvProblem("4x + 2x", 1, "mathy.polynomials.simplify")
+
+
+def test_won_episodes_are_reported_as_gymnasium_stacks_infos() -> None:
+    # 4x + 2x is won in two moves (factor, then add); random play wins some.
+    vector = MathyVectorEnv(PolySimplify, 8, generator=_won_in_one)
+    _, infos = vector.reset(seed=0)
+    assert "win" not in infos
+    rng = np.random.default_rng(2)
+    wins = ends = 0
+    for _ in range(30):
+        _, rewards, terminated, truncated, infos = vector.step(
+            sample_valid_actions(infos["action_mask"], rng)
+        )
+        ended = terminated | truncated
+        if ended.any():
+            assert (infos["_win"] == ended).all()
+            assert (infos["win"] == (ended & terminated & (rewards > 0))).all()
+            wins += int(infos["win"].sum())
+            ends += int(ended.sum())
+        else:
+            assert "win" not in infos
+    assert wins >= 3 and ends > wins
