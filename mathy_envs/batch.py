@@ -26,6 +26,7 @@ only more slowly.
     batch.observations, batch.rewards, batch.terminated, batch.truncated
 """
 
+import threading
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -141,14 +142,21 @@ class StepBatch:
         self._rows = list(self.observations)
         self._mask_rows = list(self.masks)
         self._actions = rules * length
+        self._lock = threading.Lock()
 
     @property
     def states(self) -> List[MathyEnvState]:
         """Each episode's current state."""
-        return [episode.state for episode in self._episodes]
+        with self._lock:
+            return [episode.state for episode in self._episodes]
 
     def reset(self, seed: Optional[int] = None) -> None:
         """Start a new episode in every slot (`seed` reseeds `env` first)."""
+        with self._lock:
+            self._check_env()
+            self._reset(seed)
+
+    def _reset(self, seed: Optional[int]) -> None:
         if seed is not None:
             check_seed("seed", seed)
             self.env.seed(seed)
@@ -163,7 +171,22 @@ class StepBatch:
         + node`, as the masks number them); an episode that ended at the last
         step is reset instead and its action ignored. An invalid action is
         handled by the env's `invalid_action_response`; with `"raise"`, the
-        `ValueError` comes before any episode is stepped."""
+        `ValueError` comes before any episode is stepped. One call at a time: a
+        call from another thread waits for the one in progress."""
+        with self._lock:
+            self._check_env()
+            self._step_all(actions)
+
+    def _check_env(self) -> None:
+        env = self.env
+        if env.max_seq_len != self._length or len(env.rules) * env.max_seq_len != self._actions:
+            raise ValueError(
+                f"the env's rules or max_seq_len changed since the batch was made "
+                f"({self._actions // self._length} rules of {self._length} nodes, now "
+                f"{len(env.rules)} of {env.max_seq_len}): make a new StepBatch"
+            )
+
+    def _step_all(self, actions: Any) -> None:
         episodes = self._episodes
         if not episodes:
             raise ValueError("call reset() before step()")

@@ -18,6 +18,7 @@ from helpers import snapshot
 
 from mathy_envs import MathyEnv, MathyEnvState
 from mathy_envs.batch import StepBatch
+from mathy_envs.actions import sample_valid_actions
 from mathy_envs.envs import ENV_TASKS, PolySimplify
 from mathy_envs.native import CORE
 from mathy_envs.rewards import RewardScheme
@@ -258,3 +259,50 @@ def test_an_invalid_action_raised_on_steps_no_episode() -> None:
     assert all(a.tobytes() == b.tobytes() for a, b in zip(arrays, after))
     batch.step(np.array(valid))
     assert [snapshot(state) for state in batch.states] != before
+
+
+def test_threads_stepping_one_batch_leave_consistent_episodes() -> None:
+    # step calls from several threads run one at a time: every episode's history
+    # replays, step by step, to the state the batch holds.
+    import threading
+
+    env = PolySimplify(invalid_action_response="penalize")
+    batch = StepBatch(env, 8)
+    batch.reset(seed=9)
+    errors: List[BaseException] = []
+
+    def play(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        try:
+            for _ in range(25):
+                batch.step(sample_valid_actions(batch.masks, rng))
+        except BaseException as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=play, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    reference = PolySimplify(invalid_action_response="penalize")
+    steps = 0
+    for state in batch.states:
+        history = state.agent.history
+        replayed = reference.state_from_text(history[0].raw, state.max_moves)
+        for step in history[1:]:
+            replayed, _, _ = reference.get_next_state(replayed, step.action)
+            steps += 1
+        assert snapshot(replayed) == snapshot(state)
+    assert steps > 8
+
+
+def test_changing_the_envs_rules_or_size_after_making_the_batch_is_a_value_error() -> None:
+    env = PolySimplify()
+    batch = StepBatch(env, 2)
+    batch.reset(seed=0)
+    env.rules.pop()
+    with pytest.raises(ValueError, match="rules or max_seq_len changed"):
+        batch.step(np.zeros(2, np.int64))
+    with pytest.raises(ValueError, match="rules or max_seq_len changed"):
+        batch.reset()
