@@ -16,14 +16,17 @@ native core, with no Python objects made for the expression; every other step is
 `MathyEnv.get_next_state`, so a batch works with any env, rules, scheme or core,
 only more slowly.
 
+    import numpy as np
+    from mathy_envs.actions import sample_valid_actions
     from mathy_envs.batch import StepBatch
     from mathy_envs.envs import PolySimplify
 
     batch = StepBatch(PolySimplify(), num_envs=64)
     batch.reset(seed=0)
-    actions = sample_valid_actions(batch.masks, rng)  # mathy_envs.gym
-    batch.step(actions)
-    batch.observations, batch.rewards, batch.terminated, batch.truncated
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        batch.step(sample_valid_actions(batch.masks, rng))
+        # batch.observations, batch.masks, batch.rewards, batch.terminated, ...
 """
 
 import threading
@@ -43,7 +46,6 @@ from .rules import are_core_rules
 from .settings import check_seed
 from .state import MathyEnvState, episode_time
 from .time_step import is_terminal_transition
-from .tree_ops import is_library_code
 from .types import EnvRewards, MathyEnvProblemArgs
 
 _JUDGES = (
@@ -56,7 +58,9 @@ _JUDGES = (
     "get_state_transition",
     "get_next_state",
 )
-"""The env methods whose library versions the native steps reproduce."""
+"""The env methods whose `SimplifyGoalEnv` versions the native steps reproduce:
+an env that overrides one (or sets one on the instance) steps by
+`get_next_state`."""
 
 
 class _Episode:
@@ -121,7 +125,9 @@ class StepBatch:
         ):
             raise ValueError(f"num_envs must be an int in [1, 1000000], got {quote(num_envs)}")
         if params is not None and not isinstance(params, MathyEnvProblemArgs):
-            raise ValueError(f"params must be MathyEnvProblemArgs or None, got {type_name(params)}")
+            raise ValueError(
+                f"params must be MathyEnvProblemArgs or None, got {type_name(params)}"
+            )
         self.env = env
         self.num_envs = int(num_envs)
         self.params = params if params is not None else MathyEnvProblemArgs()
@@ -200,7 +206,8 @@ class StepBatch:
         if self.env.invalid_action_response == "raise":
             masks = self.masks
             for index, (episode, action) in enumerate(zip(episodes, flat)):
-                if not episode.over and not (0 <= action < masks.shape[1] and masks[index, action]):
+                valid = 0 <= action < masks.shape[1] and masks[index, action]
+                if not episode.over and not valid:
                     # get_next_state raises its ValueError, and changes nothing.
                     self.env.get_next_state(episode.state, divmod(action, length))
         native = self._native_step_rules()
@@ -237,10 +244,11 @@ class StepBatch:
             and type(env.reward_scheme) is RewardScheme
             and are_core_rules(rules)
             and type(getattr(rules[1], "preferred", None)) is bool
-            and all(is_library_code(getattr(env, name)) for name in _JUDGES)
+            and not any(name in env.__dict__ for name in _JUDGES)
+            and all(getattr(type(env), name) is getattr(SimplifyGoalEnv, name) for name in _JUDGES)
         ):
             return None
-        state = self._episodes[0].state
+        state = self._episodes[0].made
         rewarding = tuple(env.get_rewarding_actions(state))
         penalizing = tuple(env.get_penalizing_actions(state))
         rewards = [
@@ -270,7 +278,8 @@ class StepBatch:
         rule, node = divmod(action, self._length)
         row = self._rows[index]
         made = expression.step_flat(
-            rule, node, preferred, SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, row, self._mask_rows[index]
+            rule, node, preferred, SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, row,
+            self._mask_rows[index],
         )
         if made is None:
             return None
