@@ -30,7 +30,7 @@ only more slowly.
 """
 
 import threading
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -149,6 +149,7 @@ class StepBatch:
         self._mask_rows = list(self.masks)
         self._actions = rules * length
         self._lock = threading.Lock()
+        self._changed = False
 
     @property
     def states(self) -> List[MathyEnvState]:
@@ -160,12 +161,13 @@ class StepBatch:
         """Start a new episode in every slot (`seed` reseeds `env` first)."""
         with self._lock:
             self._check_env()
-            self._reset(seed)
+            self._guarded(self._reset, seed)
 
     def _reset(self, seed: Optional[int]) -> None:
         if seed is not None:
             check_seed("seed", seed)
             self.env.seed(seed)
+        self._changed = True
         self._episodes = [self._start(index) for index in range(self.num_envs)]
         self.rewards[:] = 0.0
         self.terminated[:] = False
@@ -177,11 +179,26 @@ class StepBatch:
         + node`, as the masks number them); an episode that ended at the last
         step is reset instead and its action ignored. An invalid action is
         handled by the env's `invalid_action_response`; with `"raise"`, the
-        `ValueError` comes before any episode is stepped. One call at a time: a
-        call from another thread waits for the one in progress."""
+        `ValueError` comes before any episode is stepped; any other error (from
+        your own env code, say) leaves the batch to be `reset` before it steps
+        again. One call at a time: a call from another thread waits for the one
+        in progress."""
         with self._lock:
             self._check_env()
-            self._step_all(actions)
+            self._guarded(self._step_all, actions)
+
+    def _guarded(self, call: Callable[[Any], None], argument: Any) -> None:
+        """`call(argument)`; if it raises after changing some episodes, the batch
+        forgets them all (`step` then asks for `reset`), never holding half a
+        step."""
+        try:
+            call(argument)
+        except BaseException:
+            if self._changed:
+                self._episodes = []
+            raise
+        finally:
+            self._changed = False
 
     def _check_env(self) -> None:
         env = self.env
@@ -215,6 +232,7 @@ class StepBatch:
         terminated = [False] * self.num_envs
         truncated = [False] * self.num_envs
         won = [False] * self.num_envs
+        self._changed = True
         for index, (episode, action) in enumerate(zip(episodes, flat)):
             if episode.over:
                 episodes[index] = self._start(index)
@@ -231,8 +249,8 @@ class StepBatch:
 
     # -- steps ---------------------------------------------------------------------
 
-    def _native_step_rules(self) -> Optional[Tuple[bool, List[float], float]]:
-        """`(preferred_commute, reward of each rule, discount)` when the native
+    def _native_step_rules(self) -> Optional[Tuple[bool, List[float]]]:
+        """`(preferred_commute, reward of each rule)` when the native
         core can take this call's steps (it reproduces the env's rules, goal and
         scoring), else None."""
         env = self.env
@@ -259,15 +277,15 @@ class StepBatch:
             else EnvRewards.TIMESTEP
             for rule in rules
         ]
-        return bool(rules[1].preferred), rewards, env.reward_discount  # type: ignore[attr-defined]
+        return bool(rules[1].preferred), rewards  # type: ignore[attr-defined]
 
     def _native_step(
-        self, episode: _Episode, index: int, action: int, native: Tuple[bool, List[float], float]
+        self, episode: _Episode, index: int, action: int, native: Tuple[bool, List[float]]
     ) -> Optional[Tuple[float, bool, bool, bool]]:
         """Take the step in the native core: `(reward, terminated, truncated,
         won)`, or None (nothing changed) where it leaves the step to
         `get_next_state`."""
-        preferred, rule_rewards, _ = native
+        preferred, rule_rewards = native
         if not (0 <= action < self._actions) or not self._mask_rows[index][action]:
             return None  # invalid: the env's invalid_action_response decides
         expression = episode.native

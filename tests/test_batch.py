@@ -306,3 +306,26 @@ def test_changing_the_envs_rules_or_size_after_making_the_batch_is_a_value_error
         batch.step(np.zeros(2, np.int64))
     with pytest.raises(ValueError, match="rules or max_seq_len changed"):
         batch.reset()
+
+
+def test_an_error_in_the_users_code_mid_step_leaves_no_half_stepped_batch() -> None:
+    class Failing(RewardScheme):
+        calls = 0
+
+        def score(self, env: Any, state: Any, expression: Any, visits: int, features: Any) -> Any:
+            Failing.calls += 1
+            if Failing.calls == 3:
+                raise RuntimeError("the user's scheme failed")
+            return super().score(env, state, expression, visits, features)
+
+    batch = StepBatch(PolySimplify(reward_scheme=Failing()), 4)
+    batch.reset(seed=0)
+    actions = np.array([int(np.flatnonzero(row)[0]) for row in batch.masks])
+    with pytest.raises(RuntimeError, match="the user's scheme failed"):
+        batch.step(actions)
+    # Two episodes were stepped before the error: the batch must be reset.
+    with pytest.raises(ValueError, match="reset"):
+        batch.step(actions)
+    batch.reset(seed=0)
+    batch.step(np.array([int(np.flatnonzero(row)[0]) for row in batch.masks]))
+    assert all(len(state.agent.history) == 2 for state in batch.states)
