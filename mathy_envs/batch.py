@@ -30,7 +30,7 @@ only more slowly.
 """
 
 import threading
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -48,19 +48,56 @@ from .state import MathyEnvState, episode_time
 from .time_step import is_terminal_transition
 from .types import EnvRewards, MathyEnvProblemArgs
 
-_JUDGES = (
-    "transition_fn",
-    "is_goal",
-    "get_win_signal",
-    "get_lose_signal",
-    "get_rewarding_actions",
-    "get_penalizing_actions",
-    "get_state_transition",
-    "get_next_state",
+_CLASSES = (*(kind for kind in SimplifyGoalEnv.__mro__ if kind is not object), RewardScheme)
+_CLASS_ATTRIBUTES = tuple(dict(vars(kind)) for kind in _CLASSES)
+"""The classes whose methods the native steps reproduce, as they were when
+mathy_envs was imported: a method replaced on one of them since (monkeypatched)
+sends every step to `get_next_state`."""
+_METHODS = frozenset(
+    name
+    for kind in _CLASSES[:-1]
+    for name, value in vars(kind).items()
+    if callable(value) or isinstance(value, (property, classmethod, staticmethod))
 )
-"""The env methods whose `SimplifyGoalEnv` versions the native steps reproduce:
-an env that overrides one (or sets one on the instance) steps by
-`get_next_state`."""
+"""The names of the env methods (and properties) the native steps may depend on."""
+_START_METHODS = frozenset(
+    {
+        "__init__",
+        "problem_fn",
+        "get_env_namespace",
+        "max_moves_fn",
+        "generate_problem",
+        "fitting_initial_state",
+        "state_from_problem",
+        "state_from_text",
+        "get_initial_state",
+        "check_fits",
+        "seed",
+    }
+)
+"""Methods a subclass may override and still have its steps taken natively: they
+only start episodes, which always go through them."""
+
+
+def _native_env(env: MathyEnv) -> TypeGuard[SimplifyGoalEnv]:
+    """Whether every method the native steps reproduce is `SimplifyGoalEnv`'s and
+    its bases', as mathy_envs defined them: none overridden by a subclass (but
+    those that only start episodes), set on the instance or replaced on the
+    class, and the reward scheme a plain `RewardScheme`."""
+    if not isinstance(env, SimplifyGoalEnv):
+        return False
+    for kind in type(env).__mro__:
+        if kind is SimplifyGoalEnv:
+            break
+        if not (vars(kind).keys() & _METHODS) <= _START_METHODS:
+            return False
+    scheme = env.reward_scheme
+    return (
+        not (env.__dict__.keys() & _METHODS)
+        and type(scheme) is RewardScheme
+        and not vars(scheme)
+        and all(vars(kind) == saved for kind, saved in zip(_CLASSES, _CLASS_ATTRIBUTES))
+    )
 
 
 class _Episode:
@@ -146,7 +183,11 @@ class StepBatch:
         # Each episode's rows, made once (a row of a 2-D array is a new view
         # each time it is indexed).
         self._rows = list(self.observations)
-        self._mask_rows = list(self.masks)
+        # The masks the batch decides validity by: its own copy, which `masks`
+        # (yours to read, or even to change) is refreshed from after each call.
+        self._valid = np.zeros_like(self.masks)
+        self._mask_rows = list(self._valid)
+        self._rules_seen: List[Dict[str, Any]] = []
         self._actions = rules * length
         self._lock = threading.Lock()
         self._changed = False
@@ -168,7 +209,9 @@ class StepBatch:
             check_seed("seed", seed)
             self.env.seed(seed)
         self._changed = True
+        self._rules_seen = self._rules_now()
         self._episodes = [self._start(index) for index in range(self.num_envs)]
+        self.masks[:] = self._valid
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self.truncated[:] = False
@@ -220,8 +263,9 @@ class StepBatch:
             )
         length = self._length
         flat = moves.tolist()
+        self._refresh_masks()
         if self.env.invalid_action_response == "raise":
-            masks = self.masks
+            masks = self._valid
             for index, (episode, action) in enumerate(zip(episodes, flat)):
                 valid = 0 <= action < masks.shape[1] and masks[index, action]
                 if not episode.over and not valid:
@@ -242,6 +286,7 @@ class StepBatch:
                 made = self._step(episode, index, divmod(action, length))
             rewards[index], terminated[index], truncated[index], won[index] = made
             episode.over = made[1] or made[2]
+        self.masks[:] = self._valid
         self.rewards[:] = rewards
         self.terminated[:] = terminated
         self.truncated[:] = truncated
@@ -256,14 +301,11 @@ class StepBatch:
         env = self.env
         rules = env.rules
         if not (
-            isinstance(env, SimplifyGoalEnv)
+            _native_env(env)
             and not env.goal_depends_on_history
             and not env.verbose
-            and type(env.reward_scheme) is RewardScheme
             and are_core_rules(rules)
             and type(getattr(rules[1], "preferred", None)) is bool
-            and not any(name in env.__dict__ for name in _JUDGES)
-            and all(getattr(type(env), name) is getattr(SimplifyGoalEnv, name) for name in _JUDGES)
         ):
             return None
         state = self._episodes[0].made
@@ -356,7 +398,7 @@ class StepBatch:
     # -- starts and observations --------------------------------------------------------
 
     def _start(self, index: int) -> _Episode:
-        state, _ = self.env.get_initial_state(self.params, print_problem=False)
+        state, _ = self.env.fitting_initial_state(self.params)
         self._write(index, state)
         return _Episode(state)
 
@@ -368,12 +410,33 @@ class StepBatch:
         moves = env.valid_moves_array(state)
         if oversize:
             moves = moves[:, :0]
-        mask = self.masks[index].reshape(-1, length)
+        mask = self._valid[index].reshape(-1, length)
         mask[:] = 0
         mask[:, : moves.shape[1]] = moves
         self.observations[index] = state.to_observation(
             move_mask=moves, parser=env.parser, normalize=True, max_seq_len=length, obs_type="flat"
         )
+
+    def _rules_now(self) -> List[Dict[str, Any]]:
+        """The env's rules as the masks depend on them: each rule object and its
+        settings."""
+        return [{"rule": rule, **vars(rule)} for rule in self.env.rules]
+
+    def _refresh_masks(self) -> None:
+        """Recompute the masks of the episodes in play when the env's rules (or
+        a rule's settings) changed since they were computed: validity is then
+        what `get_next_state` would decide now."""
+        rules = self._rules_now()
+        if rules == self._rules_seen:
+            return
+        length = self._length
+        for index, episode in enumerate(self._episodes):
+            if not episode.over:
+                moves = self.env.valid_moves_array(episode.state)
+                mask = self._valid[index].reshape(-1, length)
+                mask[:] = 0
+                mask[:, : moves.shape[1]] = moves
+        self._rules_seen = rules
 
 
 __all__ = ("StepBatch",)

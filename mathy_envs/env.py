@@ -40,6 +40,9 @@ InvalidActionResponse = Literal["raise", "penalize", "terminal"]
 
 _NO_RULE = BaseRule()
 
+MAX_PROBLEM_ATTEMPTS = 100
+"""How many generated problems `fitting_initial_state` draws before giving up."""
+
 
 class _UnreadTree(MathExpression):
     """The type of `UNREAD_TREE`."""
@@ -266,6 +269,24 @@ class MathyEnv(ActionSpace, Rendering):
                 f"got {type_name(problem)} {quote(problem, 80)}"
             )
         return problem
+
+    def fitting_initial_state(
+        self, params: Optional[MathyEnvProblemArgs] = None
+    ) -> Tuple[MathyEnvState, MathyEnvProblem]:
+        """A generated problem that fits `max_seq_len`, and its starting state:
+        problems are drawn (`generate_problem`) until one has at most
+        `max_seq_len` nodes, at most `MAX_PROBLEM_ATTEMPTS` of them (then a
+        `ValueError`). `MathyGymEnv` and `StepBatch` start their episodes so."""
+        config = params if params is not None else MathyEnvProblemArgs()
+        for _ in range(MAX_PROBLEM_ATTEMPTS):
+            problem = self.generate_problem(config)
+            if self.node_count(problem.text) <= self.max_seq_len:
+                return self.state_from_problem(problem, config), problem
+        raise ValueError(
+            f"max_seq_len={self.max_seq_len} is too small for "
+            f"{type(self).__name__}: {MAX_PROBLEM_ATTEMPTS} generated problems in a "
+            f"row did not fit"
+        )
 
     def state_from_problem(
         self, problem: MathyEnvProblem, config: MathyEnvProblemArgs
@@ -588,6 +609,7 @@ class MathyEnv(ActionSpace, Rendering):
 __all__ = (
     "CORE_RULE_TYPES",
     "INVALID_ACTION_RESPONSES",
+    "MAX_PROBLEM_ATTEMPTS",
     "MathyEnv",
     "UNREAD_TREE",
     "sample_valid_action",

@@ -9,12 +9,14 @@ scoring and with a scheme of the user's (which the native steps leave to
 """
 
 import random
-from typing import Any, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 from unittest import mock
 
 import numpy as np
 import pytest
 from helpers import snapshot
+
+from mathy_core.rules import CommutativeSwapRule
 
 from mathy_envs import MathyEnv, MathyEnvState
 from mathy_envs.batch import StepBatch
@@ -63,14 +65,30 @@ def replay(
     scheme: Optional[RewardScheme] = None,
     **settings: Any,
 ) -> Tuple[int, int]:
-    """Play `steps` batch steps of 6 episodes with random valid actions (and an
-    invalid one now and then) and check each against `get_next_state` on a
-    second env; returns (steps compared, episodes ended)."""
+    """Play `steps` batch steps of 6 episodes of `task` and check each against
+    `get_next_state` on a second env (see `check_steps`); returns (steps
+    compared, episodes ended)."""
     kwargs: Any = {"invalid_action_response": "penalize", **settings}
     if scheme is not None:
         kwargs["reward_scheme"] = scheme
     env, reference = ENV_TASKS[task](**kwargs), ENV_TASKS[task](**kwargs)
     batch = StepBatch(env, 6, MathyEnvProblemArgs(difficulty))
+    return check_steps(batch, reference, steps, seed)
+
+
+def check_steps(
+    batch: StepBatch,
+    reference: MathyEnv,
+    steps: int,
+    seed: int,
+    before_step: Optional[Callable[[int], None]] = None,
+) -> Tuple[int, int]:
+    """Reset `batch` (with `seed`) and play `steps` steps with random valid
+    actions (and an invalid one now and then), checking every episode's step
+    against `reference.get_next_state` (`reference` an env of the same settings;
+    `before_step(step)` may change both envs first); returns (steps compared,
+    episodes ended)."""
+    env = batch.env
     batch.reset(seed=seed)
     for index, state in enumerate(batch.states):
         assert_row(batch, index, *expected_row(reference, state))
@@ -78,14 +96,19 @@ def replay(
     compared = ended = 0
     over = [False] * batch.num_envs
     for step in range(steps):
+        if before_step is not None:
+            before_step(step)
         before = batch.states
         actions = []
         for index in range(batch.num_envs):
-            valid = np.flatnonzero(batch.masks[index])
+            # What get_next_state now takes as valid (the batch's masks are
+            # checked against it below).
+            valid = np.argwhere(reference.valid_moves_array(before[index]))
             if len(valid) == 0 or rng.random() < 0.05:
                 actions.append(rng.randrange(batch.masks.shape[1]))
             else:
-                actions.append(int(valid[rng.randrange(len(valid))]))
+                rule, node = valid[rng.randrange(len(valid))]
+                actions.append(int(rule) * env.max_seq_len + int(node))
         batch.step(np.array(actions))
         for index, (state, action) in enumerate(zip(before, actions)):
             after = batch.states[index]
@@ -100,7 +123,7 @@ def replay(
                 continue
             move = divmod(action, env.max_seq_len)
             expected, time_step, _ = reference.get_next_state(state, move)
-            where = (task, step, index, state.agent.problem, move)
+            where = (step, index, state.agent.problem, move)
             assert snapshot(after) == snapshot(expected), where
             assert batch.rewards[index] == time_step.reward, where
             terminated = is_terminal_transition(time_step)
@@ -329,3 +352,147 @@ def test_an_error_in_the_users_code_mid_step_leaves_no_half_stepped_batch() -> N
     batch.reset(seed=0)
     batch.step(np.array([int(np.flatnonzero(row)[0]) for row in batch.masks]))
     assert all(len(state.agent.history) == 2 for state in batch.states)
+
+
+# -- what the native steps must not get around ------------------------------------------
+
+
+def _alternating(texts: List[str]) -> Any:
+    """A generator of the given texts in turn (budget of 2 units: 8 moves)."""
+    drawn = iter(texts * 1000)
+    return lambda rng, params: MathyEnvProblem(next(drawn), 2, "mathy.polynomials.simplify")
+
+
+def test_problems_that_do_not_fit_are_skipped_as_mathygymenv_skips_them() -> None:
+    # "4x + 5y + 6x + y" has 13 nodes, more than max_seq_len=10: every start
+    # (reset and autoreset) draws again, as MathyGymEnv's reset does.
+    settings: Any = {
+        "max_seq_len": 10,
+        "generator": _alternating(["2x + 3x", "4x + 5y + 6x + y"]),
+        "invalid_action_response": "penalize",
+    }
+    batch = StepBatch(PolySimplify(**settings), 3)
+    compared, ended = check_steps(batch, PolySimplify(**settings), steps=20, seed=1)
+    assert compared >= 30 and ended >= 3
+    assert all(state.agent.history[0].raw == "2x + 3x" for state in batch.states)
+    never = StepBatch(PolySimplify(max_seq_len=10, generator=_alternating(["4x + 5y + 6x + y"])), 1)
+    with pytest.raises(ValueError, match="generated problems in a row did not fit"):
+        never.reset()
+
+
+def test_writing_into_the_masks_changes_no_answer() -> None:
+    env = PolySimplify()  # invalid_action_response="raise"
+    batch = StepBatch(env, 2)
+    batch.reset(seed=0)
+    state = batch.states[0]
+    invalid = int(np.flatnonzero(batch.masks[0] == 0)[0])
+    valid = int(np.flatnonzero(batch.masks[1])[0])
+    batch.masks[:] = 1  # the caller's copy
+    with pytest.raises(ValueError, match="invalid action"):
+        batch.step(np.array([invalid, valid]))
+    assert snapshot(batch.states[0]) == snapshot(state)
+    # The next step gives the masks back as the batch knows them.
+    batch.step(np.array([int(np.flatnonzero(batch._valid[0])[0]), valid]))
+    for index, state in enumerate(batch.states):
+        assert_row(batch, index, *expected_row(env, state))
+
+
+def test_changing_the_rules_between_steps_is_followed_as_get_next_state_follows_it() -> None:
+    # The documented way to change commutative swap's setting: replace the rule.
+    settings: Any = {"invalid_action_response": "penalize", "preferred_term_commute": True}
+    env, reference = PolySimplify(**settings), PolySimplify(**settings)
+
+    def flip(step: int) -> None:
+        for mathy in (env, reference):
+            mathy.rules[1] = CommutativeSwapRule(preferred=step % 2 == 0)
+
+    compared, _ = check_steps(StepBatch(env, 6), reference, steps=16, seed=2, before_step=flip)
+    assert compared >= 80
+
+
+class _NoCommute(PolySimplify):
+    """A user's env that never offers commutative swap."""
+
+    def valid_moves_array(self, env_state: MathyEnvState) -> Any:
+        moves = super().valid_moves_array(env_state).copy()
+        moves[1] = 0
+        moves.flags.writeable = False
+        return moves
+
+
+class _DoubleCount(PolySimplify):
+    """A user's env that counts every node twice (so it outgrows max_seq_len
+    sooner)."""
+
+    def node_count(self, text: str) -> int:
+        return 2 * super().node_count(text)
+
+
+class _Generous(RewardScheme):
+    pass
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "valid_moves_array",
+        "node_count",
+        "scheme instance",
+        "subclass scheme",
+        "instance method",
+        "patched class",
+    ],
+)
+def test_a_user_method_anywhere_sends_the_steps_to_get_next_state(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings: Any = {"invalid_action_response": "penalize"}
+    make: Callable[[], MathyEnv] = lambda: PolySimplify(**settings)  # noqa: E731
+    if case == "valid_moves_array":
+        make = lambda: _NoCommute(**settings)  # noqa: E731
+    elif case == "node_count":
+        make = lambda: _DoubleCount(max_seq_len=40, **settings)  # noqa: E731
+    elif case == "subclass scheme":
+        make = lambda: PolySimplify(reward_scheme=_Generous(), **settings)  # noqa: E731
+    env, reference = make(), make()
+    if case == "scheme instance":
+        for mathy in (env, reference):
+            mathy.reward_scheme = RewardScheme()
+            mathy.reward_scheme.rule_used = lambda env, state, features: None  # type: ignore[method-assign]
+    elif case == "instance method":
+        for mathy in (env, reference):
+            mathy.get_win_signal = lambda env_state: 7.0  # type: ignore[method-assign]
+    elif case == "patched class":
+        monkeypatch.setattr(RewardScheme, "rule_used", lambda self, env, state, features: None)
+    batch = StepBatch(env, 4)
+    batch.reset(seed=3)
+    assert batch._native_step_rules() is None
+    compared, _ = check_steps(batch, reference, steps=12, seed=3)
+    assert compared >= 40
+
+
+def test_a_move_the_rule_change_took_away_is_invalid_at_once() -> None:
+    settings: Any = {"invalid_action_response": "penalize", "preferred_term_commute": True}
+    env, reference = PolySimplify(**settings), PolySimplify(**settings)
+    batch = StepBatch(env, 16)
+    batch.reset(seed=0)
+    before = batch.states
+    old_masks = batch.masks.copy()
+    for mathy in (env, reference):
+        mathy.rules[1] = CommutativeSwapRule(preferred=False)
+    actions, taken_away = [], 0
+    for index, state in enumerate(before):
+        now = reference.valid_moves_array(state)
+        padded = np.zeros((len(env.rules), env.max_seq_len), np.int8)
+        padded[:, : now.shape[1]] = now
+        gone = np.flatnonzero(old_masks[index] & ~padded.reshape(-1).astype(bool))
+        taken_away += len(gone) > 0
+        actions.append(int(gone[0]) if len(gone) else int(np.flatnonzero(padded)[0]))
+    assert taken_away >= 3
+    batch.step(np.array(actions))
+    for index, (state, action) in enumerate(zip(before, actions)):
+        expected, time_step, _ = reference.get_next_state(
+            state, divmod(action, env.max_seq_len)
+        )
+        assert snapshot(batch.states[index]) == snapshot(expected)
+        assert batch.rewards[index] == time_step.reward

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium.utils import seeding
 
-from ..env import MathyEnv
+from ..env import MAX_PROBLEM_ATTEMPTS, MathyEnv
 from ..limits import check_move_budget, quote, type_name
 from ..observations import ObservationType, get_observation_kind, to_observation_type
 from ..state import MathyEnvState
@@ -30,7 +30,9 @@ from .spaces import (
     observation_space,
 )
 
-MAX_RESET_ATTEMPTS = 100
+MAX_RESET_ATTEMPTS = MAX_PROBLEM_ATTEMPTS
+"""How many generated problems a reset draws before giving up (see
+`MathyEnv.fitting_initial_state`)."""
 
 Observation = Union[npt.NDArray[np.float32], Dict[str, Any]]
 
@@ -359,17 +361,8 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         )
         if self.repeat_problem and self._problem is not None:
             return mathy.state_from_problem(self._problem, config), None
-        for _ in range(MAX_RESET_ATTEMPTS):
-            # `generate_problem`, not `problem_fn`: an env built with a
-            # `generator=` draws its problems from it.
-            problem = mathy.generate_problem(config)
-            if mathy.node_count(problem.text) <= mathy.max_seq_len:
-                return mathy.state_from_problem(problem, config), problem
-        raise ValueError(
-            f"max_seq_len={mathy.max_seq_len} is too small for "
-            f"{type(mathy).__name__}: {MAX_RESET_ATTEMPTS} generated problems in a "
-            f"row did not fit"
-        )
+        state, problem = mathy.fitting_initial_state(config)
+        return state, problem
 
     def _mask_of(self, state: MathyEnvState) -> npt.NDArray[np.int8]:
         """The flat `(rule, node)` mask of a state, padded to `action_size`."""
