@@ -410,9 +410,7 @@ class StepBatch:
         moves = env.valid_moves_array(state)
         if oversize:
             moves = moves[:, :0]
-        mask = self._valid[index].reshape(-1, length)
-        mask[:] = 0
-        mask[:, : moves.shape[1]] = moves
+        self._set_mask(index, moves)
         self.observations[index] = state.to_observation(
             move_mask=moves, parser=env.parser, normalize=True, max_seq_len=length, obs_type="flat"
         )
@@ -429,14 +427,17 @@ class StepBatch:
         rules = self._rules_now()
         if rules == self._rules_seen:
             return
-        length = self._length
         for index, episode in enumerate(self._episodes):
             if not episode.over:
-                moves = self.env.valid_moves_array(episode.state)
-                mask = self._valid[index].reshape(-1, length)
-                mask[:] = 0
-                mask[:, : moves.shape[1]] = moves
+                self._set_mask(index, self.env.valid_moves_array(episode.state))
         self._rules_seen = rules
+
+    def _set_mask(self, index: int, moves: npt.NDArray[np.int8]) -> None:
+        """Row `index` of the batch's own masks: `moves`, a `(rules, nodes)`
+        mask, zero padded to `L` nodes."""
+        mask = self._valid[index].reshape(-1, self._length)
+        mask[:] = 0
+        mask[:, : moves.shape[1]] = moves
 
 
 __all__ = ("StepBatch",)
