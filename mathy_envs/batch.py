@@ -210,7 +210,8 @@ class StepBatch:
             self.env.seed(seed)
         self._changed = True
         self._rules_seen = self._rules_now()
-        self._episodes = [self._start(index) for index in range(self.num_envs)]
+        native = self._native_step_rules()
+        self._episodes = [self._start(index, native) for index in range(self.num_envs)]
         self.masks[:] = self._valid
         self.rewards[:] = 0.0
         self.terminated[:] = False
@@ -279,7 +280,7 @@ class StepBatch:
         self._changed = True
         for index, (episode, action) in enumerate(zip(episodes, flat)):
             if episode.over:
-                episodes[index] = self._start(index)
+                episodes[index] = self._start(index, native)
                 continue
             made = None if native is None else self._native_step(episode, index, action, native)
             if made is None:
@@ -308,9 +309,10 @@ class StepBatch:
             and type(getattr(rules[1], "preferred", None)) is bool
         ):
             return None
-        state = self._episodes[0].made
-        rewarding = tuple(env.get_rewarding_actions(state))
-        penalizing = tuple(env.get_penalizing_actions(state))
+        # The library's lists, whatever the state (their methods are checked to
+        # be the library's above).
+        rewarding = tuple(env.get_rewarding_actions(None))  # type: ignore[arg-type]
+        penalizing = tuple(env.get_penalizing_actions(None))  # type: ignore[arg-type]
         rewards = [
             EnvRewards.HELPFUL_MOVE
             if isinstance(rule, rewarding)
@@ -397,10 +399,24 @@ class StepBatch:
 
     # -- starts and observations --------------------------------------------------------
 
-    def _start(self, index: int) -> _Episode:
+    def _start(self, index: int, native: Optional[Tuple[bool, List[float]]]) -> _Episode:
+        """A new episode in slot `index`: its observation and mask written by the
+        native core where it answers for them (`native`, as for steps), else as
+        `MathyGymEnv` writes them."""
         state, _ = self.env.fitting_initial_state(self.params)
+        episode = _Episode(state)
+        if native is not None:
+            expression = self.env._expressions.parse(state.agent.problem).native
+            row = self._rows[index]
+            if expression is not None and expression.write_flat(
+                native[0], SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, row, self._mask_rows[index]
+            ) is not None:
+                hashed = self._hash(state.agent.problem_type)
+                row[0], row[1], row[2] = hashed[0], hashed[1], state.time
+                episode.native = expression
+                return episode
         self._write(index, state)
-        return _Episode(state)
+        return episode
 
     def _write(self, index: int, state: MathyEnvState, oversize: bool = False) -> None:
         """Write the flat observation and the mask of `state` into row `index`

@@ -160,42 +160,35 @@ bool rewrite(const Parsed& self, int rule, int column, Tree& rewritten, std::str
     return rewritten.apply(rule, node, text, top);
 }
 
-// One step of a batch (mathy_envs.batch) on an expression whose every part the
-// native core answers: core rule `rule` at in-order node `column` (which the
-// caller's mask allows), the parse of the printed text, its admission, the
-// simplify goal, the mask and the flat observation. Writes the new expression's
-// flat observation from index 3 on into `row` (node types, then node values, in
-// pre-order and normalized as NodeLayout.preordered(True) makes them, then the
-// mask as 0.0/1.0; `row` holds 3 + 2L + R*L floats) and its mask into `mask`
-// (R*L bytes, row-major (rule, node), zero padded). Returns `(expression, text,
-// simplified)`, or None, having written nothing, where the step needs the
-// library's Python path: the rewrite or the parse left to mathy_core, a text
-// that is not safe (admission.py: it would need value checks or limit checks),
-// more nodes than L, or a goal verdict left to mathy_core.
-py::object step_flat(const Parsed& self, int rule, int column, bool preferred,
-                     int64_t safe_constant, int safe_size, int max_type_id,
-                     py::array_t<float, py::array::c_style> row,
-                     py::array_t<int8_t, py::array::c_style> mask) {
+using Row = py::array_t<float, py::array::c_style>;
+using MaskRow = py::array_t<int8_t, py::array::c_style>;
+
+// A batch's rows of an expression whose every part the native core answers
+// (mathy_envs.batch): its flat observation from index 3 on, written into `row`
+// (node types, then node values, in pre-order and normalized as
+// NodeLayout.preordered(True) makes them, then the mask as 0.0/1.0; `row` holds
+// 3 + 2L + R*L floats), and its mask into `mask` (R*L bytes, row-major (rule,
+// node), zero padded). Returns mathy_core's `is_simplified` of the expression, or
+// nothing, having written nothing, where the library's Python path must take
+// over: a text that is not safe (admission.py: its moves would need value checks
+// or limit checks), more nodes than L, or a goal verdict left to mathy_core.
+std::optional<bool> write_flat(const Parsed& self, bool preferred, int64_t safe_constant,
+                               int safe_size, int max_type_id, Row& row, MaskRow& mask) {
     const py::ssize_t cells = mask.size();
     const py::ssize_t length = (row.size() - 3 - cells) / 2;
     if (row.ndim() != 1 || mask.ndim() != 1 || length <= 0 || cells % length != 0 ||
         cells / length != CORE_RULES || 3 + 2 * length + cells != row.size())
         throw py::value_error("row must hold 3 + 2L + R*L floats and mask R*L bytes");
-    Tree rewritten;
-    std::string text;
-    if (!rewrite(self, rule, column, rewritten, text, nullptr)) return py::none();
-    Parsed next;
-    if (!next.tree.parse(text)) return py::none();
-    next.order = next.tree.in_order();
-    const size_t count = next.order.size();
-    const Tree::Admission a = next.tree.admission(next.order, safe_constant);
+    const Tree& tree = self.tree;
+    const size_t count = self.order.size();
+    const Tree::Admission a = tree.admission(self.order, safe_constant);
     if (!a.safe || !a.constants.empty() || a.check_value || a.has_equation ||
         static_cast<int64_t>(count) + a.unary > safe_size ||
         static_cast<py::ssize_t>(count) > length)
-        return py::none();
-    const Tree::Answer goal = next.tree.simplified();
-    if (goal == Tree::UNKNOWN) return py::none();
-    const Tree::Walk w = next.tree.walk();
+        return std::nullopt;
+    const Tree::Answer goal = tree.simplified();
+    if (goal == Tree::UNKNOWN) return std::nullopt;
+    const Tree::Walk w = tree.walk();
     float* out = row.mutable_data();
     int8_t* bits = mask.mutable_data();
     std::fill(out + 3, out + row.size(), 0.0f);
@@ -217,11 +210,31 @@ py::object step_flat(const Parsed& self, int rule, int column, bool preferred,
     }
     for (int r = 0; r < CORE_RULES; ++r)
         for (size_t c = 0; c < count; ++c)
-            if (next.tree.can_apply(r, next.order[c], preferred)) {
+            if (tree.can_apply(r, self.order[c], preferred)) {
                 bits[r * length + c] = 1;
                 out[3 + 2 * length + r * length + c] = 1.0f;
             }
-    return py::make_tuple(py::cast(std::move(next)), text, goal == Tree::YES);
+    return goal == Tree::YES;
+}
+
+// One step of a batch: core rule `rule` at in-order node `column` (which the
+// caller's mask allows), the parse of the printed text, and `write_flat` of the
+// result. Returns `(expression, text, simplified)`, or None, having written
+// nothing, where the library's Python path must take the step (the rewrite or
+// the parse left to mathy_core, or where `write_flat` gives nothing).
+py::object step_flat(const Parsed& self, int rule, int column, bool preferred,
+                     int64_t safe_constant, int safe_size, int max_type_id, Row row,
+                     MaskRow mask) {
+    Tree rewritten;
+    std::string text;
+    if (!rewrite(self, rule, column, rewritten, text, nullptr)) return py::none();
+    Parsed next;
+    if (!next.tree.parse(text)) return py::none();
+    next.order = next.tree.in_order();
+    const std::optional<bool> simplified =
+        write_flat(next, preferred, safe_constant, safe_size, max_type_id, row, mask);
+    if (!simplified) return py::none();
+    return py::make_tuple(py::cast(std::move(next)), text, *simplified);
 }
 
 }  // namespace
@@ -395,6 +408,18 @@ PYBIND11_MODULE(_native, module) {
              py::arg("preferred_commute") = false,
              "`can_apply_to` of the seven core rules at every node: row-major "
              "(rule, node) bytes of 0 and 1.")
+        .def("write_flat",
+             [](const Parsed& self, bool preferred, int64_t safe_constant, int safe_size,
+                int max_type_id, Row row, MaskRow mask) {
+                 return write_flat(self, preferred, safe_constant, safe_size, max_type_id,
+                                   row, mask);
+             },
+             py::arg("preferred_commute"), py::arg("safe_constant"), py::arg("safe_size"),
+             py::arg("max_type_id"), py::arg("row").noconvert(), py::arg("mask").noconvert(),
+             "A batch's rows of this expression where the native core answers every "
+             "part: its flat observation from index 3 on written into `row` and its "
+             "mask into `mask`; returns mathy_core's `is_simplified` of it, or None, "
+             "with nothing written, where the library's Python path must take over.")
         .def("step_flat", &step_flat, py::arg("rule"), py::arg("node"),
              py::arg("preferred_commute"), py::arg("safe_constant"), py::arg("safe_size"),
              py::arg("max_type_id"), py::arg("row").noconvert(), py::arg("mask").noconvert(),
