@@ -363,15 +363,16 @@ class StepBatch:
         else:
             terminated = False
             reward = rule_rewards[rule]
-        hashed = self._hash(episode.made.agent.problem_type)
-        row[0], row[1], row[2] = hashed[0], hashed[1], episode_time(max_moves, left)
+        self._write_head(row, episode.made.agent.problem_type, episode_time(max_moves, left))
         return float(reward), terminated, left <= 0, terminated and reward > 0
 
-    def _hash(self, problem_type: str) -> Tuple[float, float]:
+    def _write_head(self, row: npt.NDArray[np.float32], problem_type: str, time: float) -> None:
+        """The first three values of a flat observation row the native core
+        wrote the rest of: the problem type's hash (kept per type) and the time."""
         hashed = self._hashes.get(problem_type)
         if hashed is None:
             hashed = self._hashes[problem_type] = problem_hash(problem_type)
-        return hashed
+        row[0], row[1], row[2] = hashed[0], hashed[1], time
 
     def _step(
         self, episode: _Episode, index: int, action: Tuple[int, int]
@@ -411,8 +412,7 @@ class StepBatch:
             if expression is not None and expression.write_flat(
                 native[0], SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, row, self._mask_rows[index]
             ) is not None:
-                hashed = self._hash(state.agent.problem_type)
-                row[0], row[1], row[2] = hashed[0], hashed[1], state.time
+                self._write_head(row, state.agent.problem_type, state.time)
                 episode.native = expression
                 return episode
         self._write(index, state)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Type
 
 import numpy as np
+import pytest
 
 import mathy_envs  # noqa: F401  (before mathy_core: it lets mathy_core import on Python 3.13)
 from mathy_core import BaseRule, ConstantExpression, ExpressionParser, MathExpression
@@ -55,6 +56,21 @@ RLLIB_PPO_SNIPPET = REPO / "snippets" / "rllib" / "train_ppo_masked.py"
 RLLIB_PPO_QUICK_ARGS = ("--iterations", "1", "--problems", "20")
 """The RLlib example's quick run: one training iteration, 20 evaluation problems
 (the full run trains for minutes)."""
+
+ENV_DIFFICULTY_CASES = [
+    pytest.param(task, difficulty, id=f"{env_class.__name__}-{difficulty.value}")
+    for task, env_class in ENV_TASKS.items()
+    for difficulty in MathyEnvDifficulty
+]
+"""Every registered task at every difficulty, as `(task, difficulty)` test
+parameters named `<EnvClass>-<difficulty>`."""
+
+
+class MathyCoreParser(ExpressionParser):
+    """mathy_core's parser under another class: the native core does not read it
+    as its own, so the texts of a cache or env that uses it are parsed, checked
+    and rewritten by mathy_core (entries without a native parse)."""
+
 
 CORE_RULE_TYPES: List[Type[BaseRule]] = [
     ConstantsSimplifyRule,

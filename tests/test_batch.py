@@ -14,7 +14,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from helpers import snapshot
+from helpers import ENV_DIFFICULTY_CASES, snapshot
 
 from mathy_core.rules import CommutativeSwapRule
 
@@ -146,11 +146,7 @@ def check_steps(
     return compared, ended
 
 
-CASES = [
-    pytest.param(task, difficulty, id=f"{env_class.__name__}-{difficulty.value}")
-    for task, env_class in ENV_TASKS.items()
-    for difficulty in MathyEnvDifficulty
-]
+CASES = ENV_DIFFICULTY_CASES
 
 
 @pytest.mark.parametrize("task,difficulty", CASES)

@@ -19,7 +19,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from helpers import snapshot
+from helpers import ENV_DIFFICULTY_CASES, MathyCoreParser, snapshot
 from mathy_core import ExpressionParser
 
 from mathy_envs import MathyEnv, MathyEnvState, problems
@@ -30,11 +30,6 @@ from mathy_envs.native import CORE
 from mathy_envs.observations.registry import observation_types
 from mathy_envs.time_step import is_terminal_transition
 from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
-
-
-class MathyCoreParser(ExpressionParser):
-    """mathy_core's parser under another class: the native core leaves the texts
-    of an env that uses it to mathy_core."""
 
 
 @contextmanager
@@ -145,11 +140,7 @@ def play_both(task: str, difficulty: MathyEnvDifficulty, episodes: int, seed: in
     return steps
 
 
-CASES = [
-    pytest.param(task, difficulty, id=f"{env_class.__name__}-{difficulty.value}")
-    for task, env_class in ENV_TASKS.items()
-    for difficulty in MathyEnvDifficulty
-]
+CASES = ENV_DIFFICULTY_CASES
 
 
 @pytest.mark.parametrize("task,difficulty", CASES)

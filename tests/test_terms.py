@@ -28,7 +28,7 @@ from mathy_envs.terms import (
     terms_key,
 )
 
-from helpers import random_play_states
+from helpers import MathyCoreParser, random_play_states
 from oracles import parse as oracle_parse, simplified
 
 
@@ -255,15 +255,10 @@ def test_terms_key_holds_the_shapes_of_get_terms_on_random_play() -> None:
     assert seen >= 300
 
 
-class _MathyCoreParser(ExpressionParser):
-    """A parser the native core does not read as its own: its entries have no
-    native parse."""
-
-
 def test_simplified_entry_is_mathy_cores_is_simplified_on_both_cores() -> None:
     # The goal of the simplify tasks and the generators' rejection test: the
     # native core's verdict where it parsed the text, the tree's otherwise.
-    native_cache, python_cache = ExpressionCache(), ExpressionCache(_MathyCoreParser())
+    native_cache, python_cache = ExpressionCache(), ExpressionCache(MathyCoreParser())
     check = SimplifiedCheck()
     verdicts: Counter = Counter()
     texts = [state.agent.problem for _, state in random_play_states(per_env=15, seed=2)]

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from helpers import (
     CORE_RULE_TYPES,
+    ENV_DIFFICULTY_CASES,
     is_last,
     is_mid,
     random_play_states,
@@ -426,11 +427,7 @@ def family(task: str) -> Family:
     return documented(task)
 
 
-CASES = [
-    pytest.param(task, difficulty, id=f"{env_class.__name__}-{difficulty.value}")
-    for task, env_class in ENV_TASKS.items()
-    for difficulty in MathyEnvDifficulty
-]
+CASES = ENV_DIFFICULTY_CASES
 EASY_CASES = [pytest.param(task, id=env_class.__name__) for task, env_class in ENV_TASKS.items()]
 
 
