@@ -41,6 +41,7 @@ from .envs.goal import SimplifyGoalEnv
 from .layout import MAX_TYPE_ID
 from .limits import quote, type_name
 from .observations.build import problem_hash
+from .observations.flat import flat_head
 from .rewards import MAX_VISITS, RewardScheme, win_signal
 from .rules import are_core_rules
 from .settings import check_seed
@@ -137,11 +138,14 @@ class StepBatch:
             `env.np_random`
         num_envs: the number of episodes
         params: the problem arguments (difficulty) of every episode
+        revisits: observations carry the revisit feature (how many times the
+            episode saw its expression before), as `MathyGymEnv`'s do by default
 
     After `reset` and each `step`, the arrays hold one row per episode:
 
-    - `observations`: `(num_envs, 3 + 2L + R*L)` float32, the flat observation
-      (`mathy_envs.observations.flat`, normalized) of each episode's state;
+    - `observations`: `(num_envs, 4 + 2L + R*L)` float32 (`3 + 2L + R*L`
+      without `revisits`), the flat observation (`mathy_envs.observations.flat`,
+      normalized) of each episode's state;
     - `masks`: `(num_envs, R*L)` int8, its valid actions (action `rule * L + node`);
     - `rewards` (float64), `terminated`, `truncated` and `won` (bool): what the
       last step gave each episode (all zero for an episode that was reset
@@ -153,7 +157,11 @@ class StepBatch:
     """
 
     def __init__(
-        self, env: MathyEnv, num_envs: int, params: Optional[MathyEnvProblemArgs] = None
+        self,
+        env: MathyEnv,
+        num_envs: int,
+        params: Optional[MathyEnvProblemArgs] = None,
+        revisits: bool = True,
     ) -> None:
         if not isinstance(env, MathyEnv):
             raise ValueError(f"env must be a MathyEnv, got {type_name(env)} {quote(env, 60)}")
@@ -165,13 +173,17 @@ class StepBatch:
             raise ValueError(
                 f"params must be MathyEnvProblemArgs or None, got {type_name(params)}"
             )
+        if not isinstance(revisits, (bool, np.bool_)):
+            raise ValueError(f"revisits must be a bool, got {quote(revisits, 40)}")
         self.env = env
         self.num_envs = int(num_envs)
+        self.revisits = bool(revisits)
+        """Whether observations carry the revisit feature."""
         self.params = params if params is not None else MathyEnvProblemArgs()
         length, rules = env.max_seq_len, len(env.rules)
         self._length = length
         self.observations: npt.NDArray[np.float32] = np.zeros(
-            (self.num_envs, 3 + 2 * length + rules * length), np.float32
+            (self.num_envs, flat_head(self.revisits) + 2 * length + rules * length), np.float32
         )
         self.masks: npt.NDArray[np.int8] = np.zeros((self.num_envs, rules * length), np.int8)
         self.rewards: npt.NDArray[np.float64] = np.zeros(self.num_envs, np.float64)
@@ -183,6 +195,9 @@ class StepBatch:
         # Each episode's rows, made once (a row of a 2-D array is a new view
         # each time it is indexed).
         self._rows = list(self.observations)
+        # What the native core writes into: the rows past the head's revisit
+        # value (it writes the published layout after a 3-value head).
+        self._native_rows = [row[flat_head(self.revisits) - 3 :] for row in self._rows]
         # The masks the batch decides validity by: its own copy, which `masks`
         # (yours to read, or even to change) is refreshed from after each call.
         self._valid = np.zeros_like(self.masks)
@@ -340,8 +355,8 @@ class StepBatch:
         rule, node = divmod(action, self._length)
         row = self._rows[index]
         made = expression.step_flat(
-            rule, node, preferred, SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, row,
-            self._mask_rows[index],
+            rule, node, preferred, SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID,
+            self._native_rows[index], self._mask_rows[index],
         )
         if made is None:
             return None
@@ -363,16 +378,23 @@ class StepBatch:
         else:
             terminated = False
             reward = rule_rewards[rule]
-        self._write_head(row, episode.made.agent.problem_type, episode_time(max_moves, left))
+        self._write_head(
+            row, episode.made.agent.problem_type, episode_time(max_moves, left), visits
+        )
         return float(reward), terminated, left <= 0, terminated and reward > 0
 
-    def _write_head(self, row: npt.NDArray[np.float32], problem_type: str, time: float) -> None:
-        """The first three values of a flat observation row the native core
-        wrote the rest of: the problem type's hash (kept per type) and the time."""
+    def _write_head(
+        self, row: npt.NDArray[np.float32], problem_type: str, time: float, visits: int
+    ) -> None:
+        """The values of a flat observation row before those the native core
+        wrote: the problem type's hash (kept per type), the time and, with
+        `revisits`, the revisit feature of an expression seen `visits` times."""
         hashed = self._hashes.get(problem_type)
         if hashed is None:
             hashed = self._hashes[problem_type] = problem_hash(problem_type)
         row[0], row[1], row[2] = hashed[0], hashed[1], time
+        if self.revisits:
+            row[3] = min(visits - 1, MAX_VISITS) / MAX_VISITS
 
     def _step(
         self, episode: _Episode, index: int, action: Tuple[int, int]
@@ -410,9 +432,10 @@ class StepBatch:
             expression = self.env._expressions.parse(state.agent.problem).native
             row = self._rows[index]
             if expression is not None and expression.write_flat(
-                native[0], SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, row, self._mask_rows[index]
+                native[0], SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID,
+                self._native_rows[index], self._mask_rows[index],
             ) is not None:
-                self._write_head(row, state.agent.problem_type, state.time)
+                self._write_head(row, state.agent.problem_type, state.time, 1)
                 episode.native = expression
                 return episode
         self._write(index, state)
@@ -428,7 +451,12 @@ class StepBatch:
             moves = moves[:, :0]
         self._set_mask(index, moves)
         self.observations[index] = state.to_observation(
-            move_mask=moves, parser=env.parser, normalize=True, max_seq_len=length, obs_type="flat"
+            move_mask=moves,
+            parser=env.parser,
+            normalize=True,
+            max_seq_len=length,
+            obs_type="flat",
+            revisits=self.revisits,
         )
 
     def _rules_now(self) -> List[Dict[str, Any]]:

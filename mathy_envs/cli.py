@@ -1,5 +1,6 @@
 """The `mathy-envs` command line: list environments, show problems, solve them
-step by step with the swarm planner, play episodes and benchmark throughput."""
+step by step with the swarm planner, play episodes, write expert trajectories
+and benchmark throughput."""
 
 import argparse
 import math
@@ -14,6 +15,7 @@ import numpy as np
 from .env import MathyEnv
 from .envs import ENV_TASKS
 from .episodes import random_episode
+from .expert import FILE_NAME, expert_steps, write_parquet
 from .limits import quote, shorten
 from .swarm import SwarmConfig, swarm_solve
 from .types import MathyEnvDifficulty, MathyEnvProblemArgs
@@ -196,6 +198,40 @@ def cmd_run(args: argparse.Namespace, out: IO[str]) -> int:
     return 0
 
 
+def cmd_dataset(args: argparse.Namespace, out: IO[str]) -> int:
+    env: MathyEnv = _env_class(args.env)()
+    difficulty = _difficulty(args.difficulty)
+    if args.n < 1:
+        raise UsageError(f"-n must be at least 1, got {args.n}")
+    seed = _seed(args.seed)
+    assert seed is not None
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise UsageError('mathy-envs dataset needs pyarrow: pip install "mathy_envs[data]"')
+    progress = Progress(args.n, f"{args.env} {difficulty.value}")
+    started = time.perf_counter()
+    data = expert_steps(
+        env, args.n, seed, MathyEnvProblemArgs(difficulty), progress=progress.update
+    )
+    progress.close()
+    metadata = {
+        "env": args.env,
+        "env_class": type(env).__name__,
+        "difficulty": difficulty.value,
+        "seed": seed,
+        "max_seq_len": env.max_seq_len,
+        "rules": [rule.name for rule in env.rules],
+    }
+    path = write_parquet(data, args.out, metadata)
+    print(
+        f"{len(data.steps)} steps of {data.solved} solved problems "
+        f"({data.problems} drawn) in {time.perf_counter() - started:.1f}s -> {path}",
+        file=out,
+    )
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
     from .bench import run_bench
 
@@ -271,6 +307,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--episodes", type=int, default=100, help="episodes to play (default 100)")
     run.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     run.set_defaults(run=cmd_run)
+
+    dataset = commands.add_parser(
+        "dataset", help="write the swarm planner's solutions as expert trajectories (Parquet)"
+    )
+    dataset.add_argument("env", help=f"one of: {', '.join(ENV_TASKS)}")
+    dataset.add_argument("--difficulty", "-d", default="easy", help="easy, normal or hard")
+    dataset.add_argument("-n", type=int, default=100, help="problems to solve (default 100)")
+    dataset.add_argument("--seed", type=int, default=0, help="seed of the problems (default 0)")
+    dataset.add_argument(
+        "--out", required=True, help=f"the folder to write {FILE_NAME} into"
+    )
+    dataset.set_defaults(run=cmd_dataset)
 
     bench = commands.add_parser("bench", help="measure step and observation throughput")
     bench.add_argument("--json", action="store_true", help="print the results as JSON")

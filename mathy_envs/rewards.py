@@ -41,7 +41,7 @@ from .limits import quote
 from .observations import MathyObservation
 from .state import MathyEnvState
 from .time_step import TimeStep, termination, transition
-from .types import EnvRewards
+from .types import MAX_VISITS, EnvRewards
 
 
 class ScoredEnv(Protocol):
@@ -81,9 +81,6 @@ REWARDING_RULES: Tuple[Type[BaseRule], ...] = (
 
 PENALIZING_RULES: Tuple[Type[BaseRule], ...] = (AssociativeSwapRule, DistributiveMultiplyRule)
 """Rules whose use costs `UNHELPFUL_MOVE` (`MathyEnv.get_penalizing_actions`)."""
-
-MAX_VISITS = 3
-"""Visits of one expression an episode allows; the next one loses."""
 
 
 def win_signal(max_moves: int, moves_remaining: int) -> float:

@@ -184,6 +184,7 @@ class MathyEnvState:
         *,
         obs_type: ObservationKind[ObservationT],
         mask_as_probabilities: bool = ...,
+        revisits: bool = ...,
     ) -> ObservationT: ...
 
     @overload
@@ -196,6 +197,7 @@ class MathyEnvState:
         max_seq_len: Optional[int] = ...,
         obs_type: Union[ObservationType, str] = ...,
         mask_as_probabilities: bool = ...,
+        revisits: bool = ...,
     ) -> Any: ...
 
     def to_observation(
@@ -207,6 +209,7 @@ class MathyEnvState:
         max_seq_len: Optional[int] = None,
         obs_type: Union[ObservationKind[Any], ObservationType, str] = ObservationType.FLAT,
         mask_as_probabilities: bool = False,
+        revisits: bool = False,
     ) -> Any:
         """Build an observation of this state in the format `obs_type`: an
         `ObservationType`, the name of any registered observation type, or an
@@ -220,6 +223,8 @@ class MathyEnvState:
         - `max_seq_len`: `L`, the padded node count (`DEFAULT_MAX_SEQ_LEN` if None)
         - `mask_as_probabilities`: write the action mask as the uniform
           distribution over valid actions (it sums to 1) instead of 0/1
+        - `revisits`: add the revisit feature, how many times the episode saw
+          this expression before (over `MAX_VISITS` when normalizing)
 
         This is `mathy_envs.observations.observe(state, kind, ...)`.
         """
@@ -232,6 +237,7 @@ class MathyEnvState:
             normalize,
             max_seq_len,
             mask_as_probabilities,
+            revisits,
         )
 
     def to_mathy_observation(

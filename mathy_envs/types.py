@@ -25,6 +25,11 @@ class EnvRewards:
     INVALID_MOVE: float = -0.5
 
 
+MAX_VISITS = 3
+"""Visits of one expression an episode allows; the next one loses (the default
+`RewardScheme`). The revisit feature of observations is scaled by it."""
+
+
 class MathyEnvDifficulty(Enum):
     """How hard the generated problems of an environment are."""
 
@@ -69,6 +74,7 @@ and the problem arguments, as an env's `generator=` argument takes it."""
 __all__ = (
     "ActionType",
     "EnvRewards",
+    "MAX_VISITS",
     "MathyEnvDifficulty",
     "MathyEnvProblem",
     "MathyEnvProblemArgs",

@@ -23,6 +23,7 @@ from mathy_envs.batch import StepBatch
 from mathy_envs.actions import sample_valid_actions
 from mathy_envs.envs import ENV_TASKS, PolySimplify
 from mathy_envs.native import CORE
+from mathy_envs.observations.flat import flat_head
 from mathy_envs.rewards import RewardScheme
 from mathy_envs.time_step import is_terminal_transition
 from mathy_envs.types import (
@@ -33,13 +34,19 @@ from mathy_envs.types import (
 )
 
 
-def expected_row(env: MathyEnv, state: MathyEnvState) -> Tuple[np.ndarray, np.ndarray]:
+def expected_row(
+    env: MathyEnv, state: MathyEnvState, revisits: bool = True
+) -> Tuple[np.ndarray, np.ndarray]:
     """The flat observation and the flat mask `MathyGymEnv` gives for `state`."""
     moves = env.valid_moves_array(state)
     mask = np.zeros((len(env.rules), env.max_seq_len), np.int8)
     mask[:, : moves.shape[1]] = moves
     observation = state.to_observation(
-        move_mask=moves, normalize=True, max_seq_len=env.max_seq_len, obs_type="flat"
+        move_mask=moves,
+        normalize=True,
+        max_seq_len=env.max_seq_len,
+        obs_type="flat",
+        revisits=revisits,
     )
     return observation, mask.reshape(-1)
 
@@ -63,6 +70,7 @@ def replay(
     steps: int,
     seed: int,
     scheme: Optional[RewardScheme] = None,
+    revisits: bool = True,
     **settings: Any,
 ) -> Tuple[int, int]:
     """Play `steps` batch steps of 6 episodes of `task` and check each against
@@ -72,7 +80,7 @@ def replay(
     if scheme is not None:
         kwargs["reward_scheme"] = scheme
     env, reference = ENV_TASKS[task](**kwargs), ENV_TASKS[task](**kwargs)
-    batch = StepBatch(env, 6, MathyEnvProblemArgs(difficulty))
+    batch = StepBatch(env, 6, MathyEnvProblemArgs(difficulty), revisits)
     return check_steps(batch, reference, steps, seed)
 
 
@@ -91,7 +99,7 @@ def check_steps(
     env = batch.env
     batch.reset(seed=seed)
     for index, state in enumerate(batch.states):
-        assert_row(batch, index, *expected_row(reference, state))
+        assert_row(batch, index, *expected_row(reference, state, batch.revisits))
     rng = random.Random(seed)
     compared = ended = 0
     over = [False] * batch.num_envs
@@ -118,7 +126,7 @@ def check_steps(
                 assert batch.rewards[index] == 0.0
                 assert not batch.terminated[index] and not batch.truncated[index]
                 assert not batch.won[index]
-                assert_row(batch, index, *expected_row(reference, after))
+                assert_row(batch, index, *expected_row(reference, after, batch.revisits))
                 over[index] = False
                 continue
             move = divmod(action, env.max_seq_len)
@@ -134,12 +142,12 @@ def check_steps(
             won = terminated and not oversize and time_step.reward > 0
             assert batch.won[index] == won, where
             if oversize:
-                observation = expected_row(reference, state)[0]
-                observation[3 + 2 * env.max_seq_len :] = 0.0
+                observation = expected_row(reference, state, batch.revisits)[0]
+                observation[flat_head(batch.revisits) + 2 * env.max_seq_len :] = 0.0
                 mask = np.zeros(batch.masks.shape[1], np.int8)
                 assert_row(batch, index, observation, mask)
             else:
-                assert_row(batch, index, *expected_row(reference, expected))
+                assert_row(batch, index, *expected_row(reference, expected, batch.revisits))
             compared += 1
             over[index] = terminated or truncated
             ended += over[index]
@@ -153,6 +161,39 @@ CASES = ENV_DIFFICULTY_CASES
 def test_a_batch_step_is_get_next_state(task: str, difficulty: MathyEnvDifficulty) -> None:
     compared, _ = replay(task, difficulty, steps=12, seed=3)
     assert compared >= 40
+
+
+@pytest.mark.parametrize("task", ["poly", "complex"])
+def test_a_batch_without_revisits_is_get_next_state(task: str) -> None:
+    compared, _ = replay(task, MathyEnvDifficulty.normal, steps=12, seed=4, revisits=False)
+    assert compared >= 40
+
+
+@pytest.mark.parametrize("revisits", [True, False])
+def test_the_revisit_feature_counts_the_earlier_visits(revisits: bool) -> None:
+    """Swapping `4x + 2y + 3x` back and forth: after the time, the flat row holds
+    the earlier visits of its expression over MAX_VISITS (0, 0, 1/3, 1/3, 2/3,
+    2/3, then the fourth visit loses and shows 1); without `revisits` the row
+    has no such value."""
+    env = PolySimplify(
+        generator=lambda rng, params: MathyEnvProblem(
+            "4x + 2y + 3x", 5, "mathy.polynomials.simplify"
+        )
+    )
+    batch = StepBatch(env, 1, revisits=revisits)
+    batch.reset(seed=0)
+    seen = [float(batch.observations[0, 3])]
+    action = np.array([1 * env.max_seq_len + 3])  # commutative swap at the first +
+    for _ in range(6):
+        batch.step(action)
+        seen.append(float(batch.observations[0, 3]))
+    assert bool(batch.terminated[0]) and batch.rewards[0] == EnvRewards.LOSE
+    if revisits:
+        assert seen == pytest.approx([0, 0, 1 / 3, 1 / 3, 2 / 3, 2 / 3, 1])
+    else:
+        # The first node type, the same expression's, at [3]: constant.
+        assert len(set(seen)) == 1
+    assert batch.observations.shape[1] == (4 if revisits else 3) + 9 * env.max_seq_len
 
 
 def _short_problems(rng: np.random.Generator, params: MathyEnvProblemArgs) -> MathyEnvProblem:

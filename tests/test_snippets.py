@@ -1,7 +1,9 @@
 """Every documentation snippet runs unchanged, each in its own interpreter."""
 
 import importlib.util
+import re
 from pathlib import Path
+from typing import Callable, Dict
 
 import pytest
 
@@ -26,7 +28,45 @@ REQUIRES = {
     "maskable_ppo.py": "sb3_contrib",
     "gnn_policy.py": "torch_geometric",
     "train_ppo_masked.py": "ray",
+    "masked_ppo.py": "torch",
+    "masked_rollout.py": "torchrl",
+    "vector_backends.py": "pufferlib",
+    "behavioural_cloning.py": "torch",
 }
+
+
+def _learns(stdout: str) -> None:
+    """The CleanRL-style loop wins more episodes in its last update than in its first."""
+    rates = [int(m) for m in re.findall(r"episodes ended, (\d+)% won", stdout)]
+    assert len(rates) >= 2 and rates[-1] > rates[0] + 20, stdout
+
+
+def _masked(stdout: str) -> None:
+    """Every TorchRL episode played only valid actions."""
+    episodes = [line for line in stdout.splitlines() if line.startswith("episode ")]
+    assert len(episodes) == 3 and all("every action valid: True" in e for e in episodes), stdout
+
+
+def _both_backends(stdout: str) -> None:
+    """Both PufferLib backends played episodes to their end."""
+    for backend in ("Serial", "Multiprocessing"):
+        match = re.search(backend + r": observations \(4, \d+\), (\d+) episodes", stdout)
+        assert match and int(match.group(1)) > 0, stdout
+
+
+def _clones(stdout: str) -> None:
+    """The cloned policy wins more held-out problems than random play."""
+    wins = dict(re.findall(r"^(cloned policy|random play)\s+wins (\d+) of", stdout, re.M))
+    assert int(wins["cloned policy"]) > int(wins["random play"]) + 20, stdout
+
+
+OUTPUT_CHECKS: Dict[str, Callable[[str], None]] = {
+    "behavioural_cloning.py": _clones,
+    "masked_ppo.py": _learns,
+    "masked_rollout.py": _masked,
+    "vector_backends.py": _both_backends,
+}
+"""What the RL clients' snippets must print, beyond running."""
 GNN_POLICY_SNIPPET = SNIPPETS / "pyg" / "gnn_policy.py"
 """The PyTorch Geometric example (importing torch_geometric alone takes seconds)."""
 # Training runs, each made once per session by a fixture (the RLlib one in its
@@ -65,3 +105,6 @@ def test_snippet_runs(path: Path, request: pytest.FixtureRequest) -> None:
     else:
         result = run_python(str(path), hash_seed="random", cwd=path.parent)
     assert result.returncode == 0, result.stderr
+    check = OUTPUT_CHECKS.get(path.name)
+    if check is not None:
+        check(result.stdout)

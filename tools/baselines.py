@@ -9,16 +9,26 @@ Agents:
   `SwarmConfig` (64 walkers, at most 200 iterations) and a budget of
   `--swarm-steps` environment transitions per problem (default 2,048).
 - `maskable_ppo`: sb3-contrib's MaskablePPO, trained on each *easy* environment
-  through its Gymnasium id (`mathy-{task}-easy-v0`, flat observations) for
-  `--ppo-steps` environment steps (default 50,000), then played greedily
-  (`deterministic=True`, with the action masks). Needs torch and sb3-contrib.
+  and on PolySimplify, ComplexSimplify and BinomialDistribute *normal* through
+  their Gymnasium ids (`mathy-{task}-{difficulty}-v0`, flat observations with the
+  revisit feature) for `--ppo-steps` environment steps (default 50,000), then
+  played with the action masks both greedily (`deterministic=True`) and sampling
+  (`deterministic=False`, torch seeded per problem). Needs torch and sb3-contrib.
+- `bc`: behavioural cloning on the same cells: the swarm planner solves
+  `--bc-problems` training problems (`mathy_envs.expert.expert_steps`, seeded with
+  `--seed`), a 256-unit MLP learns their moves by cross-entropy of the masked
+  logits for `--bc-epochs` epochs, and plays the evaluation problems through
+  the same Gymnasium env, greedily and sampling from its masked softmax (torch
+  seeded per problem). Needs torch.
 
 Problems and seeds: problem `i` of a cell (env, difficulty) is
 `env.get_initial_state(args, seed=1_000_000 + i)`, for i = 0..N-1 (`-n`, default
 100): every agent plays the same N problems. MaskablePPO trains on the problems
 of its training env, whose generator is seeded with `--seed` (default 0) at the
-first reset, a separate seed from the evaluation range; how many of the
-evaluation problems also came up in training is counted and reported. The
+first reset, a separate seed from the evaluation range, and behavioural
+cloning's expert problems are drawn from the env seeded with `--seed`; how many
+of the evaluation problems also came up in training is counted and reported for
+both. The
 random agent's generator for problem `i` is seeded with `(seed, i)`, the swarm's
 `SwarmConfig.seed` is `i`, and MaskablePPO's model seed is `--seed`. The results
 depend only on these seeds, never on `--jobs`.
@@ -59,10 +69,20 @@ from mathy_envs.episodes import random_episode  # noqa: E402
 from mathy_envs.swarm import SwarmConfig, swarm_solve  # noqa: E402
 from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs  # noqa: E402
 
-AGENTS = ("random", "swarm", "maskable_ppo")
+AGENTS = ("random", "swarm", "maskable_ppo", "bc")
 """The agents, in table order."""
 
-AGENT_TITLES = {"random": "random", "swarm": "swarm", "maskable_ppo": "MaskablePPO"}
+AGENT_TITLES = {
+    "random": "random",
+    "swarm": "swarm",
+    "maskable_ppo": "MaskablePPO",
+    "bc": "behavioural cloning",
+}
+
+LEARNED = ("maskable_ppo", "bc")
+"""The agents that train: on every easy cell and the `LEARNED_NORMAL` ones."""
+LEARNED_NORMAL = ("poly", "complex", "binomial")
+"""The tasks whose normal difficulty the learned agents also train on."""
 
 EVAL_SEED_BASE = 1_000_000
 """Problem `i` of every cell is generated from seed `EVAL_SEED_BASE + i`."""
@@ -81,6 +101,12 @@ PPO_HYPERPARAMETERS: Dict[str, Any] = {
 else is sb3-contrib's default."""
 
 
+BC_HIDDEN = 256
+"""Hidden units of the behavioural cloning MLP."""
+BC_BATCH = 64
+BC_LEARNING_RATE = 1e-3
+
+
 @dataclass(frozen=True)
 class Budgets:
     """The sizes of a run."""
@@ -88,10 +114,12 @@ class Budgets:
     problems: int
     swarm_steps: int
     ppo_steps: int
+    bc_problems: int = 500
+    bc_epochs: int = 30
 
 
-FULL = Budgets(problems=100, swarm_steps=2_048, ppo_steps=50_000)
-QUICK = Budgets(problems=8, swarm_steps=512, ppo_steps=1_024)
+FULL = Budgets(problems=100, swarm_steps=2_048, ppo_steps=50_000, bc_problems=500, bc_epochs=30)
+QUICK = Budgets(problems=8, swarm_steps=512, ppo_steps=1_024, bc_problems=16, bc_epochs=3)
 
 SWARM_CHUNK = 25
 """Swarm problems per unit of work (so `--jobs` can share a cell)."""
@@ -163,16 +191,15 @@ def swarm_wins(unit: Unit) -> Dict[str, Any]:
 
 
 def maskable_ppo_wins(unit: Unit) -> Dict[str, Any]:
-    """Train MaskablePPO on the cell's env, then play its problems greedily."""
+    """Train MaskablePPO on the cell's env, then play its problems greedily and
+    sampling."""
     import gymnasium
     import torch
     from sb3_contrib import MaskablePPO
 
     import mathy_envs.gym  # noqa: F401  (registers the mathy-* ids)
-    from mathy_envs.gym import MathyGymEnv
 
     torch.set_num_threads(1)  # a small MLP: extra threads only contend for the CPU
-    env_class = ENV_TASKS[unit.task]
     train_env = _RecordProblems(
         gymnasium.make(f"mathy-{unit.task}-{unit.difficulty}-v0")
     )
@@ -189,31 +216,16 @@ def maskable_ppo_wins(unit: Unit) -> Dict[str, Any]:
     train_seconds = time.perf_counter() - started
     train_cpu_seconds = time.process_time() - cpu_started
 
-    problems = eval_problems(unit.task, unit.difficulty, unit.stop)
-    won = []
-    seen = 0
-    for index in range(unit.start, unit.stop):
-        text, max_moves = problems[index]
-        seen += int(text in train_env.problems)
-        env = MathyGymEnv(env_class, env_problem=text, env_max_moves=max_moves)
-        obs, info = env.reset()
-        while True:
-            action, _ = model.predict(
-                obs, action_masks=env.action_masks(), deterministic=True
-            )
-            obs, _, terminated, truncated, info = env.step(action)
-            if terminated or truncated:
-                if info["win"]:
-                    won.append(index)
-                break
+    def choose(env: Any, obs: Any, info: Any, greedy: bool) -> int:
+        action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=greedy)
+        return int(action)
+
     return {
-        "wins": len(won),
-        "won": won,
+        **learned_play(unit, train_env.problems, choose),
         "train_steps": int(model.num_timesteps),
         "train_seconds": round(train_seconds, 1),
         "train_cpu_seconds": round(train_cpu_seconds, 1),
         "train_problems": len(train_env.problems),
-        "eval_problems_seen_in_training": seen,
     }
 
 
@@ -240,10 +252,126 @@ class _RecordProblems:
         return RecordProblems(env)
 
 
+def bc_wins(unit: Unit) -> Dict[str, Any]:
+    """Clone the swarm planner's moves on training problems of the cell, then
+    play its evaluation problems greedily and sampling from the policy."""
+    import torch
+    from torch import nn
+
+    from mathy_envs.expert import expert_steps
+
+    torch.set_num_threads(1)
+    torch.manual_seed(unit.seed)
+    env_class = ENV_TASKS[unit.task]
+    env = env_class()
+    args = MathyEnvProblemArgs(MathyEnvDifficulty(unit.difficulty))
+    started, cpu_started = time.perf_counter(), time.process_time()
+    data = expert_steps(env, unit.budgets.bc_problems, seed=unit.seed, params=args)
+    inputs, masks, targets = [], [], []
+    state: Optional[MathyEnvState] = None
+    for row in data.steps:
+        if row.step == 0:
+            state = env.state_from_text(row.problem, row.max_moves)
+        assert state is not None and state.agent.problem == row.expression
+        inputs.append(expert_observation(env, state))
+        masks.append(row.mask.astype(bool))
+        targets.append(row.action)
+        state, _, _ = env.get_next_state(state, (row.rule_index, row.node))
+    x = torch.tensor(np.array(inputs))
+    m = torch.tensor(np.array(masks))
+    y = torch.tensor(targets)
+    policy = nn.Sequential(
+        nn.Linear(x.shape[1], BC_HIDDEN), nn.ReLU(), nn.Linear(BC_HIDDEN, m.shape[1])
+    )
+    optimizer = torch.optim.Adam(policy.parameters(), lr=BC_LEARNING_RATE)
+    generator = torch.Generator().manual_seed(unit.seed)
+    for _ in range(unit.budgets.bc_epochs):
+        for batch in torch.randperm(len(y), generator=generator).split(BC_BATCH):
+            logits = policy(x[batch]).masked_fill(~m[batch], -1e9)
+            loss = nn.functional.cross_entropy(logits, y[batch])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    train_seconds = time.perf_counter() - started
+    train_cpu_seconds = time.process_time() - cpu_started
+
+    def choose(env: Any, obs: Any, info: Any, greedy: bool) -> int:
+        with torch.no_grad():
+            logits = policy(torch.tensor(obs)).masked_fill(
+                ~torch.tensor(info["action_mask"].astype(bool)), -1e9
+            )
+        if greedy:
+            return int(logits.argmax())
+        return int(torch.distributions.Categorical(logits=logits).sample())
+
+    trained_on = {row.problem for row in data.steps}
+    return {
+        **learned_play(unit, trained_on, choose),
+        "train_steps": len(data.steps),
+        "expert_problems": data.problems,
+        "expert_solved": data.solved,
+        "train_problems": len(trained_on),
+        "train_seconds": round(train_seconds, 1),
+        "train_cpu_seconds": round(train_cpu_seconds, 1),
+    }
+
+
+def learned_play(
+    unit: Unit, trained_on: Any, choose: Callable[[Any, Any, Any, bool], int]
+) -> Dict[str, Any]:
+    """Play every evaluation problem of `unit` through its Gymnasium env twice,
+    greedily and sampling: `choose(env, obs, info, greedy)` gives each action,
+    with torch seeded per problem. Returns the wins of both, and how many of
+    the problems are in `trained_on` (the texts the agent trained on)."""
+    import torch
+
+    from mathy_envs.gym import MathyGymEnv
+
+    env_class = ENV_TASKS[unit.task]
+    problems = eval_problems(unit.task, unit.difficulty, unit.stop)
+    won: List[int] = []
+    sampled: List[int] = []
+    seen = 0
+    for index in range(unit.start, unit.stop):
+        text, max_moves = problems[index]
+        seen += int(text in trained_on)
+        env = MathyGymEnv(env_class, env_problem=text, env_max_moves=max_moves)
+        for greedy, wins_of in ((True, won), (False, sampled)):
+            torch.manual_seed(unit.seed * 1_000_003 + index)
+            obs, info = env.reset()
+            while True:
+                obs, _, terminated, truncated, info = env.step(choose(env, obs, info, greedy))
+                if terminated or truncated:
+                    if info["win"]:
+                        wins_of.append(index)
+                    break
+    return {
+        "wins": len(won),
+        "won": won,
+        "sampled_wins": len(sampled),
+        "sampled_won": sampled,
+        "eval_problems_seen_in_training": seen,
+    }
+
+
+def expert_observation(env: MathyEnv, state: MathyEnvState) -> Any:
+    """The flat observation `MathyGymEnv` gives for `state` (normalized, with
+    the revisit feature), without a Gymnasium env."""
+    return state.to_observation(
+        move_mask=env.valid_moves_array(state),
+        parser=env.parser,
+        normalize=True,
+        max_seq_len=env.max_seq_len,
+        obs_type="flat",
+        revisits=True,
+    )
+
+
 RUNNERS: Dict[str, Callable[[Unit], Dict[str, Any]]] = {
     "random": random_wins,
     "swarm": swarm_wins,
     "maskable_ppo": maskable_ppo_wins,
+    "bc": bc_wins,
 }
 
 
@@ -263,12 +391,17 @@ def plan(
     seed: int,
     budgets: Budgets,
 ) -> List[Unit]:
-    """The units of a run, longest first (MaskablePPO, then the swarm from hard to
-    easy, then random play) so that parallel workers finish close together."""
+    """The units of a run, longest first (MaskablePPO and behavioural cloning,
+    then the swarm from hard to easy, then random play) so that parallel workers
+    finish close together."""
     n = budgets.problems
     units: List[Unit] = []
-    if "maskable_ppo" in agents and "easy" in difficulties:
-        units += [Unit("maskable_ppo", task, "easy", 0, n, seed, budgets) for task in tasks]
+    for agent in LEARNED:
+        if agent in agents:
+            units += [
+                Unit(agent, task, difficulty, 0, n, seed, budgets)
+                for difficulty, task in learned_cells(tasks, difficulties)
+            ]
     if "swarm" in agents:
         for difficulty in sorted(difficulties, key=_hardest_first):
             for task in tasks:
@@ -279,6 +412,15 @@ def plan(
         for difficulty in difficulties:
             units += [Unit("random", task, difficulty, 0, n, seed, budgets) for task in tasks]
     return units
+
+
+def learned_cells(tasks: Sequence[str], difficulties: Sequence[str]) -> List[Tuple[str, str]]:
+    """The `(difficulty, task)` cells the learned agents train on: every easy
+    one, then the normal ones of `LEARNED_NORMAL`."""
+    cells = [("easy", task) for task in tasks] if "easy" in difficulties else []
+    if "normal" in difficulties:
+        cells += [("normal", task) for task in tasks if task in LEARNED_NORMAL]
+    return cells
 
 
 def _hardest_first(difficulty: str) -> int:
@@ -393,6 +535,8 @@ def collect(
                         {k: v for k, v in result.items() if k not in ENTRY_TOTALS}
                     )
                 entry["won"] = sorted(i for _, result, _ in parts for i in result["won"])
+                if "sampled_wins" in entry:
+                    entry["sampled_rate"] = entry["sampled_wins"] / budgets.problems
                 row[agent] = entry
             rows.append(row)
     return rows
@@ -402,47 +546,71 @@ ENTRY_TOTALS = ("wins", "won", "cpu_seconds")
 """Result keys summed over a cell's units; the others are copied."""
 
 
-def _cell(entry: Optional[Dict[str, Any]]) -> str:
-    if entry is None:
+def _cell(entry: Optional[Dict[str, Any]], key: str = "wins") -> str:
+    """`rate (wins)` of an agent's entry (`key` "sampled_wins": its sampled
+    play), "-" where it did not run."""
+    if entry is None or key not in entry:
         return "-"
-    return f"{entry['rate']:.1%} ({entry['wins']})"
+    rate = entry["rate"] if key == "wins" else entry["sampled_rate"]
+    return f"{rate:.1%} ({entry[key]})"
 
 
 def markdown(report: Dict[str, Any]) -> str:
-    """The results as Markdown: the win-rate table, then the MaskablePPO details."""
+    """The results as Markdown: the win-rate table, then the learned agents'
+    training details."""
     settings = report["settings"]
     lines = [
-        "| env | difficulty | random | swarm | MaskablePPO |",
-        "|---|---|---:|---:|---:|",
+        "| env | difficulty | random | swarm | MaskablePPO greedy | MaskablePPO sampling "
+        "| BC greedy | BC sampling |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for row in report["rows"]:
+        ppo, bc = row["maskable_ppo"], row.get("bc")
         lines.append(
             f"| {row['env']} | {row['difficulty']} | {_cell(row['random'])} "
-            f"| {_cell(row['swarm'])} | {_cell(row['maskable_ppo'])} |"
+            f"| {_cell(row['swarm'])} | {_cell(ppo)} | {_cell(ppo, 'sampled_wins')} "
+            f"| {_cell(bc)} | {_cell(bc, 'sampled_wins')} |"
         )
+    bc_problems = settings.get("bc_problems")
     lines += [
         "",
         f"Win rate (wins) on {settings['problems']} problems per row, seeds "
         f"{settings['eval_seeds'][0]:,}-{settings['eval_seeds'][1]:,}; swarm budget "
         f"{settings['swarm_steps']:,} transitions per problem; MaskablePPO trained "
-        f"for {settings['ppo_steps']:,} steps on each easy env (\"-\": not run).",
+        f"for {settings['ppo_steps']:,} steps"
+        + (
+            f", behavioural cloning (BC) on the swarm's solutions of {bc_problems:,} "
+            f"training problems ({settings['bc_epochs']} epochs)"
+            if bc_problems is not None
+            else ""
+        )
+        + ", on each easy env and on poly, complex and binomial normal (\"-\": not run).",
     ]
-    ppo_rows = [row for row in report["rows"] if row["maskable_ppo"] is not None]
-    if ppo_rows:
+    learned = [
+        row for row in report["rows"] if row["maskable_ppo"] is not None or row.get("bc")
+    ]
+    if learned:
         lines += [
             "",
-            "| MaskablePPO | training steps | distinct training problems | eval problems "
-            "seen in training | training s (CPU s) |",
-            "|---|---:|---:|---:|---:|",
+            "| cell | PPO training steps | PPO distinct training problems | eval problems "
+            "seen by PPO | PPO training s (CPU s) | BC expert moves (problems solved) "
+            "| eval problems seen by BC | BC data + training s (CPU s) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
-        for row in ppo_rows:
-            ppo = row["maskable_ppo"]
-            lines.append(
-                f"| {row['env']} {row['difficulty']} | {ppo['train_steps']:,} "
-                f"| {ppo['train_problems']:,} "
-                f"| {ppo['eval_problems_seen_in_training']}/{row['problems']} "
-                f"| {ppo['train_seconds']:.0f} ({ppo['train_cpu_seconds']:.0f}) |"
-            )
+        for row in learned:
+            ppo, bc = row["maskable_ppo"], row.get("bc")
+            cells = ["-"] * 4 if ppo is None else [
+                f"{ppo['train_steps']:,}",
+                f"{ppo['train_problems']:,}",
+                f"{ppo['eval_problems_seen_in_training']}/{row['problems']}",
+                f"{ppo['train_seconds']:.0f} ({ppo['train_cpu_seconds']:.0f})",
+            ]
+            cells += ["-"] * 3 if bc is None else [
+                f"{bc['train_steps']:,} ({bc['expert_solved']:,}/{bc['expert_problems']:,})",
+                f"{bc['eval_problems_seen_in_training']}/{row['problems']}",
+                f"{bc['train_seconds']:.0f} ({bc['train_cpu_seconds']:.0f})",
+            ]
+            lines.append(f"| {row['env']} {row['difficulty']} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -460,7 +628,7 @@ def _versions() -> Dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
     found = {"python": platform.python_version()}
-    for name in ("mathy_envs", "mathy_core", "numpy", "gymnasium", "torch", "sb3-contrib"):
+    for name in ("mathy_envs", "mathy_core", "numpy", "gymnasium", "torch", "sb3-contrib", "pyarrow"):
         try:
             found[name] = version(name)
         except PackageNotFoundError:
@@ -496,6 +664,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-n", "--problems", type=int, default=None, help="problems per cell")
     parser.add_argument("--swarm-steps", type=int, default=None, help="swarm transitions per problem")
     parser.add_argument("--ppo-steps", type=int, default=None, help="MaskablePPO training steps")
+    parser.add_argument(
+        "--bc-problems", type=int, default=None, help="behavioural cloning's training problems"
+    )
+    parser.add_argument("--bc-epochs", type=int, default=None, help="behavioural cloning's epochs")
     parser.add_argument("--seed", type=int, default=0, help="training and agent seed (default 0)")
     parser.add_argument("--json", type=Path, default=None, help="where to write the results")
     parser.add_argument("--markdown", type=Path, default=None, help="where to write the table")
@@ -533,12 +705,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         problems=base.problems if args.problems is None else args.problems,
         swarm_steps=base.swarm_steps if args.swarm_steps is None else args.swarm_steps,
         ppo_steps=base.ppo_steps if args.ppo_steps is None else args.ppo_steps,
+        bc_problems=base.bc_problems if args.bc_problems is None else args.bc_problems,
+        bc_epochs=base.bc_epochs if args.bc_epochs is None else args.bc_epochs,
     )
     for name, value in (
         ("--jobs", args.jobs),
         ("-n", budgets.problems),
         ("--swarm-steps", budgets.swarm_steps),
         ("--ppo-steps", budgets.ppo_steps),
+        ("--bc-problems", budgets.bc_problems),
+        ("--bc-epochs", budgets.bc_epochs),
     ):
         if value < 1:
             parser.error(f"{name} must be at least 1, got {value}")
@@ -547,12 +723,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     if budgets.problems > EVAL_SEED_BASE:
         parser.error(f"-n must be at most {EVAL_SEED_BASE:,}")
     agents = [agent for agent in AGENTS if agent in args.agents]
-    if "maskable_ppo" in agents:
-        missing = [m for m in ("torch", "sb3_contrib") if importlib.util.find_spec(m) is None]
-        if missing:
+    for agent, modules in (("maskable_ppo", ("torch", "sb3_contrib")), ("bc", ("torch",))):
+        missing = [m for m in modules if importlib.util.find_spec(m) is None]
+        if agent in agents and missing:
             parser.error(
-                f"the maskable_ppo agent needs {' and '.join(missing)}: "
-                "pip install torch sb3-contrib, or pass --agents random swarm"
+                f"the {agent} agent needs {' and '.join(missing)}: "
+                f"pip install {' '.join(m.replace('_', '-') for m in missing)}, "
+                "or pass --agents random swarm"
             )
     tasks = [task for task in ENV_TASKS if task in args.envs]
     difficulties = [d.value for d in MathyEnvDifficulty if d.value in args.difficulties]
@@ -579,6 +756,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             },
             "ppo_steps": budgets.ppo_steps,
             "ppo_hyperparameters": PPO_HYPERPARAMETERS,
+            "learned_cells": [f"{task} {difficulty}" for difficulty, task in learned_cells(tasks, difficulties)],
+            "bc_problems": budgets.bc_problems,
+            "bc_epochs": budgets.bc_epochs,
+            "bc_model": {"hidden": BC_HIDDEN, "batch": BC_BATCH, "learning_rate": BC_LEARNING_RATE},
             "quick": args.quick,
         },
         "rows": collect(done, tasks, difficulties, agents, budgets),

@@ -59,7 +59,13 @@ PADDING = 22.0
 
 SNIPPET_TIMEOUT = 120
 
-REQUIRES: Dict[str, str] = {"snippets/pyg/gnn_policy.py": "torch_geometric"}
+REQUIRES: Dict[str, str] = {
+    "snippets/pyg/gnn_policy.py": "torch_geometric",
+    "snippets/cleanrl/masked_ppo.py": "torch",
+    "snippets/torchrl/masked_rollout.py": "torchrl",
+    "snippets/pufferlib/vector_backends.py": "pufferlib",
+    "snippets/expert/behavioural_cloning.py": "torch",
+}
 """`output:` snippets that need an optional package -> the module to look for
 (tests/test_snippets.py skips the same snippets where it is missing)."""
 

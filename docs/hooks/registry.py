@@ -13,7 +13,9 @@ documentation reads it instead of repeating it:
 - `registry:gym-ids` becomes the table of Gymnasium ids: task, environment and
   its three ids;
 - `registry:contract` becomes the table of the rules `check_mathy_env` checks
-  (`mathy_envs.checker.CONTRACT`).
+  (`mathy_envs.checker.CONTRACT`);
+- `registry:expert-columns` becomes the table of the columns of expert
+  trajectories (`mathy_envs.expert.COLUMNS`).
 
 A table that can't be made (an env that can't be built, say) is logged as a
 warning, which fails `mkdocs build --strict`.
@@ -131,10 +133,20 @@ def contract_table(page_uri: str) -> str:
     return "\n".join(rows)
 
 
+def expert_columns_table(page_uri: str) -> str:
+    from mathy_envs.expert import COLUMNS
+
+    rows = ["| Column | Type | Meaning |", "|---|---|---|"]
+    for name, kind, meaning in COLUMNS:
+        rows.append(f"| `{name}` | `{kind}` | {meaning.replace('|', chr(92) + '|')} |")
+    return "\n".join(rows)
+
+
 TABLES: Dict[str, Callable[[str], str]] = {
     "envs": envs_table,
     "gym-ids": gym_ids_table,
     "contract": contract_table,
+    "expert-columns": expert_columns_table,
 }
 
 

@@ -68,6 +68,16 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         repeat_problem: generate one problem and replay it on every reset
         obs_type: an `ObservationType`, its string, or the name of any
             registered observation type
+        revisits: observations carry the revisit feature (how many times the
+            episode saw the current expression before; the default reward
+            scheme penalizes revisits and loses on the fourth visit), so that
+            what decides a reward is in the observation; False gives the
+            published observations without it
+        published_info: step infos also hold what mathy_envs 0.12's held:
+            `change` (a `StepChange`), `transition` (the env's `TimeStep`),
+            `done` and `truncated`; off by default, so that infos hold only
+            arrays, which RL libraries' info readers (TorchRL's builds specs
+            from them) and vector envs take as they are
         render_mode: None, "ansi" (render returns the state line) or "human"
             (render prints it)
         env_kwargs: keywords for `env_class`: every `MathyEnv` keyword
@@ -76,9 +86,10 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             "penalize" here so an unmasked agent can't crash a training run
 
     Observations are normalized (every value in [0, 1]). `info["action_mask"]`
-    (int8, length `action_size`) comes with every reset and step; step infos also
-    hold `transition`, `done`, `truncated`, `change`, `valid` and, when the episode
-    ends, `win`.
+    (an int8 0/1 array of length `action_size`) comes with every reset and step;
+    step infos also hold `valid`, `oversize` and `win` (the step ended the
+    episode with a win) as 0-d bool arrays (`if info["win"]:` reads them), and
+    with `published_info` the keys of mathy_envs 0.12's infos.
 
     Errors are `ValueError`s, but for Python's `TypeError` for a keyword neither
     this class nor `env_class` takes: a flag that is not a bool and an
@@ -111,6 +122,8 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         mask_in_observation: bool = False,
         obs_type: Union[ObservationType, str] = ObservationType.FLAT,
         render_mode: Optional[str] = None,
+        revisits: bool = True,
+        published_info: bool = False,
         **env_kwargs: Any,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -122,6 +135,8 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             ("mask_as_probabilities", mask_as_probabilities),
             ("repeat_problem", repeat_problem),
             ("mask_in_observation", mask_in_observation),
+            ("revisits", revisits),
+            ("published_info", published_info),
         ):
             if not isinstance(flag, (bool, np.bool_)):
                 raise ValueError(
@@ -151,7 +166,8 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
                 f"{quote(sorted(env_kwargs), 160)}: {error}. MathyGymEnv's own "
                 "keywords are env_problem_args, env_problem, env_max_moves, "
                 "mask_as_probabilities, repeat_problem, mask_in_observation, "
-                "obs_type and render_mode; the others go to the env class"
+                "obs_type, render_mode, revisits and published_info; the others go "
+                "to the env class"
             ) from error
         if env_kwargs.get("seed") is not None:
             # Gymnasium's np_random replaces the MathyEnv's generator on reset, so
@@ -176,6 +192,10 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         self.mask_in_observation = bool(mask_in_observation)
         """Whether observations are `{"observations": ..., "action_mask": ...}`
         dicts."""
+        self.revisits = bool(revisits)
+        """Whether observations carry the revisit feature."""
+        self.published_info = bool(published_info)
+        """Whether step infos also hold the keys of mathy_envs 0.12's infos."""
         self.obs_type = to_observation_type(obs_type)
         self.render_mode = render_mode
         """None, "ansi" or "human"."""
@@ -183,7 +203,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         self.action_space: MaskedDiscrete = MaskedDiscrete(self.action_size)
         """A `Discrete(action_size)` space whose `mask` follows the valid actions."""
         space = observation_space(
-            self.obs_type, self.mathy.max_seq_len, len(self.mathy.rules)
+            self.obs_type, self.mathy.max_seq_len, len(self.mathy.rules), self.revisits
         )
         self.observation_space: gymnasium.spaces.Space[Any] = (
             masked_observation_space(space, self.action_size)
@@ -267,23 +287,23 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
                 next_state, self.mathy.valid_moves_array(next_state), mask
             )
         truncated = next_state.agent.moves_remaining <= 0
+        over = terminated or truncated
         info: Dict[str, Any] = {
             "action_mask": mask.copy(),
-            "transition": TimeStep(
+            "valid": np.array(valid),
+            "oversize": np.array(oversize),
+            "win": np.array(bool(terminated and not oversize and reward > 0)),
+        }
+        if self.published_info:
+            info["change"] = StepChange(rule_name, node_index, text)
+            info["transition"] = TimeStep(
                 time_step.step_type.copy(),
                 time_step.reward,
                 time_step.discount,
                 time_step.observation,
-            ),
-            "done": terminated or truncated,
-            "truncated": truncated,
-            "change": StepChange(rule_name, node_index, text),
-            "valid": valid,
-            "oversize": oversize,
-        }
-        if terminated or truncated:
-            info["win"] = bool(terminated and not oversize and reward > 0)
-        over = terminated or truncated
+            )
+            info["done"] = over
+            info["truncated"] = truncated
         self._commit(next_state, mask, episode_over=over)
         if self.render_mode == "human":
             self.render()
@@ -390,6 +410,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             max_seq_len=mathy.max_seq_len,
             obs_type=kind.name,
             mask_as_probabilities=self.mask_as_probabilities,
+            revisits=self.revisits,
         )
         observation: Observation = kind.to_gym(built)
         if self.mask_in_observation:

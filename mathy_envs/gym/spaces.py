@@ -51,12 +51,15 @@ class MaskedDiscrete(spaces.Discrete):
 
 
 def observation_space(
-    obs_type: Union[ObservationType, str], max_seq_len: int, num_rules: int
+    obs_type: Union[ObservationType, str],
+    max_seq_len: int,
+    num_rules: int,
+    revisits: bool = False,
 ) -> spaces.Space[Any]:
     """The space of normalized observations of a registered type (`L =
-    max_seq_len`, `R = num_rules`); every bound is one the observations really
-    keep."""
-    return get_observation_kind(obs_type).space(max_seq_len, num_rules)
+    max_seq_len`, `R = num_rules`, with the revisit feature when `revisits`);
+    every bound is one the observations really keep."""
+    return get_observation_kind(obs_type).space_for(max_seq_len, num_rules, revisits)
 
 
 OBSERVATIONS_KEY = "observations"

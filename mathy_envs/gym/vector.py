@@ -34,14 +34,16 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
         env_class: the `MathyEnv` subclass to play
         num_envs: the number of episodes
         env_problem_args: the difficulty of the generated problems
+        revisits: observations carry the revisit feature, as `MathyGymEnv`'s
         **env_kwargs: keywords of `env_class` (`invalid_action_response` is
             `"penalize"` unless given, as in `MathyGymEnv`)
 
-    Observations are the flat ones (`(num_envs, 3 + 2L + R*L)` float32); actions
+    Observations are the flat ones (`(num_envs, 4 + 2L + R*L)` float32, `3 + 2L +
+    R*L` with `revisits=False`); actions
     are flat (`rule * L + node`), one per episode. `infos["action_mask"]` is the
     `(num_envs, R*L)` int8 mask of the valid actions of each episode's new state,
     and when a step ends episodes, `infos["win"]` says which of them were won
-    (`infos["_win"]`: which ended), as in a `SyncVectorEnv` of `MathyGymEnv`s.
+    (`infos["_win"]`: which ended).
     `reset(seed=s)` reseeds the env's problem generator, which draws every
     episode's problems in turn (not `s + i` per episode, as `SyncVectorEnv` does).
 
@@ -56,6 +58,7 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
         env_class: Type[MathyEnv],
         num_envs: int,
         env_problem_args: Optional[MathyEnvProblemArgs] = None,
+        revisits: bool = True,
         **env_kwargs: Any,
     ) -> None:
         if not (isinstance(env_class, type) and issubclass(env_class, MathyEnv)):
@@ -65,11 +68,13 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
             env_kwargs["seed"] = _gym_seed("seed", env_kwargs["seed"])
         self.mathy = env_class(**env_kwargs)
         """The env every episode plays."""
-        self.batch = StepBatch(self.mathy, num_envs, env_problem_args)
+        self.batch = StepBatch(self.mathy, num_envs, env_problem_args, revisits)
         """The episodes, stepped together."""
         self.num_envs = self.batch.num_envs
         length, rules = self.mathy.max_seq_len, len(self.mathy.rules)
-        self.single_observation_space = observation_space(ObservationType.FLAT, length, rules)
+        self.single_observation_space = observation_space(
+            ObservationType.FLAT, length, rules, self.batch.revisits
+        )
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.single_action_space = gymnasium.spaces.Discrete(self.mathy.action_size)
         self.action_space = batch_space(self.single_action_space, self.num_envs)

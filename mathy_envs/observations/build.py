@@ -32,6 +32,7 @@ from .common import (
     as_matrix,
     check_fits,
     mask_matrix,
+    revisit_feature,
 )
 from .registry import get_observation_kind
 
@@ -60,6 +61,7 @@ def observe(
     normalize: bool = ...,
     max_seq_len: Optional[int] = ...,
     mask_as_probabilities: bool = ...,
+    revisits: bool = ...,
 ) -> ObservationT: ...
 
 
@@ -73,6 +75,7 @@ def observe(
     normalize: bool = ...,
     max_seq_len: Optional[int] = ...,
     mask_as_probabilities: bool = ...,
+    revisits: bool = ...,
 ) -> Any: ...
 
 
@@ -85,6 +88,7 @@ def observe(
     normalize: bool = True,
     max_seq_len: Optional[int] = None,
     mask_as_probabilities: bool = False,
+    revisits: bool = False,
 ) -> Any:
     """The observation of `state` that `kind` builds: an `ObservationKind`
     (`FLAT`, `GRAPH`, ... or your own; the result then has its type for mypy),
@@ -97,6 +101,9 @@ def observe(
     - `max_seq_len`: `L`, the padded node count (`DEFAULT_MAX_SEQ_LEN` if None)
     - `mask_as_probabilities`: write the action mask as the uniform distribution
       over valid actions (it sums to 1) instead of 0/1
+    - `revisits`: add the revisit feature, how many times the episode saw this
+      expression before (over `MAX_VISITS` when normalizing): the value after
+      the time in flat observations, a fifth node-feature column in the others
 
     A `kind` defined outside mathy_envs reads a layout of its own, made from a
     private copy of the expression tree. Raises `ValueError` for an unknown
@@ -114,6 +121,8 @@ def observe(
             "mask_as_probabilities must be a bool, got "
             f"{quote(mask_as_probabilities, 40)}"
         )
+    if revisits is not False and not isinstance(revisits, (bool, np.bool_)):
+        raise ValueError(f"revisits must be a bool, got {quote(revisits, 40)}")
     if parser is not None and not isinstance(parser, ExpressionParser):
         raise ValueError(
             f"parser must be a mathy_core ExpressionParser, got {type(parser).__name__}"
@@ -144,6 +153,7 @@ def observe(
             bool(normalize),
             length,
             bool(mask_as_probabilities),
+            revisit_feature(state, bool(normalize)) if revisits else None,
         ),
     )
     return build(inputs)

@@ -2,12 +2,14 @@
 mask, node features, the Gymnasium pieces several spaces reuse, the plain-list
 `MathyObservation` and `ObservationKind`, the base class of an observation type.
 
-Node features are `[type_id, value, time, is_leaf]`, one row per node. Node
+Node features are `[type_id, value, time, is_leaf]`, one row per node, with a
+fifth column, `revisits`, when observations carry the revisit feature. Node
 arrays come in action order (in-order: node `i` is the `i`-th node from the left,
 the node of mask column `i`). The action mask is a flat `R * L` array, row-major
 `(rule, node)`, zero padded (`R` rules, `L = max_seq_len` node columns).
 """
 
+import inspect
 from abc import ABC, abstractmethod
 from enum import Enum
 from typing import (
@@ -28,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..layout import NodeLayout
+from ..types import MAX_VISITS
 
 if TYPE_CHECKING:  # gymnasium is optional: spaces import it when they are built
     from gymnasium import spaces
@@ -36,7 +39,8 @@ FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
 
 NODE_FEATURES = 4
-"""Columns of a node feature row: `[type_id, value, time, is_leaf]`."""
+"""Columns of a node feature row: `[type_id, value, time, is_leaf]` (one more,
+`revisits`, when observations carry the revisit feature)."""
 MoveMask = Union[Sequence[Sequence[int]], npt.NDArray[Any]]
 """A `(num_rules, num_nodes)` valid-move mask, as nested lists or an array."""
 
@@ -113,17 +117,37 @@ def node_values(layout: NodeLayout, normalize: bool) -> FloatArray:
 
 
 def node_features(
-    layout: NodeLayout, time: float, normalize: bool, rows: int
+    layout: NodeLayout,
+    time: float,
+    normalize: bool,
+    rows: int,
+    revisits: Optional[float] = None,
 ) -> FloatArray:
-    """`(rows, 4)` float32 rows `[type_id, value, time, is_leaf]` in action order;
-    rows past the expression's nodes are zero."""
+    """`(rows, 4)` float32 rows `[type_id, value, time, is_leaf]` in action order,
+    or `(rows, 5)` rows that end with `revisits` when it is given; rows past the
+    expression's nodes are zero."""
     n = len(layout)
-    features = np.zeros((rows, NODE_FEATURES), np.float32)
+    columns = NODE_FEATURES if revisits is None else NODE_FEATURES + 1
+    features = np.zeros((rows, columns), np.float32)
     features[:n, 0] = node_types(layout, normalize)
     features[:n, 1] = node_values(layout, normalize)
     features[:n, 2] = time
     features[:n, 3] = layout.is_leaf
+    if revisits is not None:
+        features[:n, 4] = revisits
     return features
+
+
+def revisit_feature(state: "ObservedState", normalize: bool) -> float:
+    """How many times the episode saw the state's expression before now: a count,
+    or, normalized, that count over `MAX_VISITS` (1.0: the visit that loses, when
+    the reward scheme ends episodes on revisits). Counted in the state's history."""
+    agent = state.agent
+    text = agent.problem
+    seen = max(sum(1 for step in agent.history if step[0] == text) - 1, 0)
+    if normalize:
+        return min(seen, MAX_VISITS) / MAX_VISITS
+    return float(seen)
 
 
 def check_fits(num_nodes: int, max_seq_len: int) -> None:
@@ -257,6 +281,10 @@ class ObservationInputs(NamedTuple):
     - `max_seq_len`: `L`, the node count to pad to
     - `mask_as_probabilities`: write the mask as a distribution over valid actions
       instead of 0/1 (`action_mask()` and `write_mask()` do it)
+    - `revisits`: the revisit feature (`revisit_feature`) when the observation
+      was asked to carry it, else None; the built-in types then add it (a value
+      after the time in flat observations, a fifth node-feature column in the
+      others)
 
     The built-in builders unpack the fields in this order (it is faster than
     reading them by name on the hot path).
@@ -271,6 +299,7 @@ class ObservationInputs(NamedTuple):
     normalize: bool
     max_seq_len: int
     mask_as_probabilities: bool = False
+    revisits: Optional[float] = None
 
     @property
     def num_nodes(self) -> int:
@@ -296,12 +325,13 @@ class ObservationInputs(NamedTuple):
 
     def node_features(self, rows: Optional[int] = None) -> FloatArray:
         """`(rows, 4)` node features in action order (`rows = L` by default), in
-        a new array."""
+        a new array; `(rows, 5)` with the revisit feature."""
         return node_features(
             self.layout,
             self.time,
             self.normalize,
             self.max_seq_len if rows is None else rows,
+            self.revisits,
         )
 
 
@@ -315,11 +345,12 @@ def action_mask_space(max_seq_len: int, num_rules: int) -> "spaces.Box":
     return spaces.Box(0.0, 1.0, (num_rules * max_seq_len,), np.float32)
 
 
-def node_features_space(max_seq_len: int) -> "spaces.Box":
-    """`(L, 4)` normalized float32 node features."""
+def node_features_space(max_seq_len: int, revisits: bool = False) -> "spaces.Box":
+    """`(L, 4)` normalized float32 node features, `(L, 5)` with `revisits`."""
     from gymnasium import spaces
 
-    return spaces.Box(0.0, 1.0, (max_seq_len, NODE_FEATURES), np.float32)
+    columns = NODE_FEATURES + 1 if revisits else NODE_FEATURES
+    return spaces.Box(0.0, 1.0, (max_seq_len, columns), np.float32)
 
 
 def node_count_space(max_seq_len: int) -> "spaces.Discrete":
@@ -354,8 +385,28 @@ class ObservationKind(ABC, Generic[ObservationT]):
         """The Gymnasium space of normalized observations with `L = max_seq_len`
         and `R = num_rules`, holding every value `to_gym(build(...))` gives.
 
-        Import gymnasium inside this method: it is an optional dependency.
+        Import gymnasium inside this method: it is an optional dependency. A type
+        whose observations change shape with the revisit feature (the built-in
+        ones do) also takes a keyword `revisits: bool = False`; the Gymnasium
+        adapter passes it to the types that take it.
         """
+
+    def space_for(
+        self, max_seq_len: int, num_rules: int, revisits: bool = False
+    ) -> "spaces.Space[Any]":
+        """`space`, with `revisits=True` passed on to a `space` that takes it (a
+        type whose `space` does not keep its one shape)."""
+        if revisits:
+            try:
+                takes = "revisits" in inspect.signature(self.space).parameters
+            except (TypeError, ValueError):
+                takes = False
+            if takes:
+                space: "spaces.Space[Any]" = self.space(  # type: ignore[call-arg]
+                    max_seq_len, num_rules, revisits=True
+                )
+                return space
+        return self.space(max_seq_len, num_rules)
 
     def to_gym(self, observation: ObservationT) -> Any:
         """The observation as a value of `space`: arrays as they are, named tuples
@@ -393,5 +444,6 @@ __all__ = (
     "node_features_space",
     "node_types",
     "node_values",
+    "revisit_feature",
     "write_mask",
 )

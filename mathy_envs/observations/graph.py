@@ -5,7 +5,7 @@ Rows are in action order, so row `i` is the node of mask column `i`;
 `adjacency[parent, child] = 1.0`.
 """
 
-from typing import TYPE_CHECKING, Any, Dict, NamedTuple
+from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional
 
 import numpy as np
 
@@ -40,7 +40,8 @@ class MathyGraphObservation(NamedTuple):
 
 
 def graph_observation(
-    layout: NodeLayout, time: float, mask: FloatArray, normalize: bool, max_seq_len: int
+    layout: NodeLayout, time: float, mask: FloatArray, normalize: bool, max_seq_len: int,
+    revisits: Optional[float] = None,
 ) -> MathyGraphObservation:
     """The graph observation of `layout`; `mask` is the flat action mask."""
     n = len(layout)
@@ -49,7 +50,7 @@ def graph_observation(
     parents, children = layout.edge_index
     adjacency[parents, children] = 1.0
     return MathyGraphObservation(
-        node_features=node_features(layout, time, normalize, max_seq_len),
+        node_features=node_features(layout, time, normalize, max_seq_len, revisits),
         adjacency=adjacency,
         action_mask=mask,
         num_nodes=n,
@@ -62,17 +63,17 @@ class GraphObservationKind(ObservationKind[MathyGraphObservation]):
     name = ObservationType.GRAPH.value
 
     def build(self, inputs: ObservationInputs) -> MathyGraphObservation:
-        _, layout, _, time, mask, rules, normalize, length, shares = inputs
+        _, layout, _, time, mask, rules, normalize, length, shares, seen = inputs
         flat_mask = action_mask(mask, rules, length, shares)
-        return graph_observation(layout, time, flat_mask, normalize, length)
+        return graph_observation(layout, time, flat_mask, normalize, length, seen)
 
-    def space(self, max_seq_len: int, num_rules: int) -> "spaces.Dict":
+    def space(self, max_seq_len: int, num_rules: int, revisits: bool = False) -> "spaces.Dict":
         from gymnasium import spaces
 
         length = max_seq_len
         return spaces.Dict(
             {
-                "node_features": node_features_space(length),
+                "node_features": node_features_space(length, revisits),
                 "adjacency": spaces.Box(0.0, 1.0, (length, length), np.float32),
                 "action_mask": action_mask_space(length, num_rules),
                 "num_nodes": node_count_space(length),

@@ -2,7 +2,7 @@
 right within a level) with each row's depth, for depth-aware models.
 """
 
-from typing import TYPE_CHECKING, Any, Dict, NamedTuple
+from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional
 
 import numpy as np
 import numpy.typing as npt
@@ -40,14 +40,17 @@ class MathyHierarchicalObservation(NamedTuple):
 
 
 def hierarchical_observation(
-    layout: NodeLayout, time: float, mask: FloatArray, normalize: bool, max_seq_len: int
+    layout: NodeLayout, time: float, mask: FloatArray, normalize: bool, max_seq_len: int,
+    revisits: Optional[float] = None,
 ) -> MathyHierarchicalObservation:
     """The hierarchical observation of `layout`; `mask` is the flat action mask."""
     n = len(layout)
     check_fits(n, max_seq_len)
     order = layout.levelorder
-    features = np.zeros((max_seq_len, NODE_FEATURES), np.float32)
-    features[:n] = node_features(layout, time, normalize, n)[order]
+    features = np.zeros(
+        (max_seq_len, NODE_FEATURES + (revisits is not None)), np.float32
+    )
+    features[:n] = node_features(layout, time, normalize, n, revisits)[order]
     levels = np.zeros(max_seq_len, np.int32)
     levels[:n] = layout.depth[order]
     return MathyHierarchicalObservation(
@@ -65,17 +68,17 @@ class HierarchicalObservationKind(ObservationKind[MathyHierarchicalObservation])
     name = ObservationType.HIERARCHICAL.value
 
     def build(self, inputs: ObservationInputs) -> MathyHierarchicalObservation:
-        _, layout, _, time, mask, rules, normalize, length, shares = inputs
+        _, layout, _, time, mask, rules, normalize, length, shares, seen = inputs
         flat_mask = action_mask(mask, rules, length, shares)
-        return hierarchical_observation(layout, time, flat_mask, normalize, length)
+        return hierarchical_observation(layout, time, flat_mask, normalize, length, seen)
 
-    def space(self, max_seq_len: int, num_rules: int) -> "spaces.Dict":
+    def space(self, max_seq_len: int, num_rules: int, revisits: bool = False) -> "spaces.Dict":
         from gymnasium import spaces
 
         length = max_seq_len
         return spaces.Dict(
             {
-                "node_features": node_features_space(length),
+                "node_features": node_features_space(length, revisits),
                 "level_indices": spaces.Box(0, length - 1, (length,), np.int32),
                 "action_mask": action_mask_space(length, num_rules),
                 "max_depth": spaces.Discrete(length),

@@ -6,7 +6,7 @@ holds `(parent, child)` columns, the first `num_edges` real and the rest `(0, 0)
 padding; `edge_types` is 0 for a left child and 1 for a right child.
 """
 
-from typing import TYPE_CHECKING, Any, Dict, NamedTuple
+from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional
 
 import numpy as np
 
@@ -44,7 +44,8 @@ class MathyMessagePassingObservation(NamedTuple):
 
 
 def message_passing_observation(
-    layout: NodeLayout, time: float, mask: FloatArray, normalize: bool, max_seq_len: int
+    layout: NodeLayout, time: float, mask: FloatArray, normalize: bool, max_seq_len: int,
+    revisits: Optional[float] = None,
 ) -> MathyMessagePassingObservation:
     """The message-passing observation of `layout`; `mask` is the flat action
     mask."""
@@ -56,7 +57,7 @@ def message_passing_observation(
     edge_types = np.zeros(2 * max_seq_len, np.int64)
     edge_types[:num_edges] = layout.edge_types
     return MathyMessagePassingObservation(
-        node_features=node_features(layout, time, normalize, max_seq_len),
+        node_features=node_features(layout, time, normalize, max_seq_len, revisits),
         edge_index=edge_index,
         edge_types=edge_types,
         action_mask=mask,
@@ -71,17 +72,17 @@ class MessagePassingObservationKind(ObservationKind[MathyMessagePassingObservati
     name = ObservationType.MESSAGE_PASSING.value
 
     def build(self, inputs: ObservationInputs) -> MathyMessagePassingObservation:
-        _, layout, _, time, mask, rules, normalize, length, shares = inputs
+        _, layout, _, time, mask, rules, normalize, length, shares, seen = inputs
         flat_mask = action_mask(mask, rules, length, shares)
-        return message_passing_observation(layout, time, flat_mask, normalize, length)
+        return message_passing_observation(layout, time, flat_mask, normalize, length, seen)
 
-    def space(self, max_seq_len: int, num_rules: int) -> "spaces.Dict":
+    def space(self, max_seq_len: int, num_rules: int, revisits: bool = False) -> "spaces.Dict":
         from gymnasium import spaces
 
         length = max_seq_len
         return spaces.Dict(
             {
-                "node_features": node_features_space(length),
+                "node_features": node_features_space(length, revisits),
                 "edge_index": spaces.Box(0, length - 1, (2, 2 * length), np.int64),
                 "edge_types": spaces.Box(0, 1, (2 * length,), np.int64),
                 "action_mask": action_mask_space(length, num_rules),

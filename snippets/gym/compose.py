@@ -26,7 +26,9 @@ def like_pairs(
     return MathyEnvProblem(f"{a}x + {b}y + {c}x", 3, "mathy.example.like_pairs")
 
 
-env = gymnasium.make("mathy-poly-easy-v0", reward_scheme=Shaped(), generator=like_pairs)
+env = gymnasium.make(
+    "mathy-poly-easy-v0", reward_scheme=Shaped(), generator=like_pairs, published_info=True
+)
 obs, info = env.reset(seed=1)
 print("problem:", env.unwrapped.state.agent.problem)
 obs, reward, terminated, truncated, info = env.step(

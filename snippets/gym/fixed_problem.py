@@ -3,7 +3,10 @@
 from mathy_envs import envs
 from mathy_envs.gym import MathyGymEnv
 
-env = MathyGymEnv(envs.PolySimplify, env_problem="4x + 2y + 2x", env_max_moves=12)
+# published_info=True: step infos also hold the change a move made.
+env = MathyGymEnv(
+    envs.PolySimplify, env_problem="4x + 2y + 2x", env_max_moves=12, published_info=True
+)
 obs, info = env.reset(seed=0)
 L = env.mathy.max_seq_len
 

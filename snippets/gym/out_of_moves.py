@@ -10,7 +10,9 @@ import mathy_envs.gym  # noqa: F401 (registers the mathy-* ids)
 
 def play(problem: str, moves: int, rules: List[str]) -> None:
     """Apply the first valid action of each named rule, one rule per move."""
-    env = gymnasium.make("mathy-poly-easy-v0", env_problem=problem, env_max_moves=moves)
+    env = gymnasium.make(
+        "mathy-poly-easy-v0", env_problem=problem, env_max_moves=moves, published_info=True
+    )
     names = [type(rule).__name__ for rule in env.unwrapped.mathy.rules]
     obs, info = env.reset(seed=0)
     print(f"{problem}, {moves} moves")

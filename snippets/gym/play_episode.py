@@ -5,7 +5,9 @@ import numpy as np
 
 import mathy_envs.gym  # noqa: F401 (registers the mathy-* ids)
 
-env = gymnasium.make("mathy-poly-easy-v0")
+# published_info=True: step infos also hold the change a move made (off by
+# default: infos then hold only arrays and bools, which RL libraries stack).
+env = gymnasium.make("mathy-poly-easy-v0", published_info=True)
 obs, info = env.reset(seed=14)
 rng = np.random.default_rng(14)
 print(f"observation {obs.shape}, {env.action_space.n} actions")

@@ -28,7 +28,8 @@ class Policy(torch.nn.Module):
 
 
 def make_env() -> gymnasium.Env:
-    return gymnasium.make("mathy-poly-easy-v0", obs_type="message_passing")
+    # published_info=True: infos also hold each step's change (printed below).
+    return gymnasium.make("mathy-poly-easy-v0", obs_type="message_passing", published_info=True)
 
 
 envs = gymnasium.vector.SyncVectorEnv([make_env] * 3)
@@ -39,7 +40,8 @@ first = to_pyg_data({key: value[0] for key, value in obs.items()}, reverse_edges
 print(first)
 
 torch.manual_seed(0)
-policy = Policy(num_features=4, num_rules=first.action_mask.shape[1])
+# Node features: type, value, time, is_leaf and the revisit feature.
+policy = Policy(num_features=first.x.shape[1], num_rules=first.action_mask.shape[1])
 for step in range(4):
     # The stacked vector observation becomes one batch of three graphs.
     batch = to_pyg_batch(obs, reverse_edges=True)

@@ -24,6 +24,7 @@ from gymnasium.utils.env_checker import check_env
 import mathy_envs.gym
 from helpers import run_python
 from mathy_envs import MathyEnvState, ObservationType
+from mathy_envs.observations.flat import flat_head
 from oracles import parse
 from mathy_envs.envs import ENV_TASKS, ComplexSimplify, PolySimplify, PolySimplifyBlockers
 from mathy_envs.gym import (
@@ -46,7 +47,10 @@ TASKS = dict(ENV_TASKS)
 DIFFICULTIES = ["easy", "normal", "hard"]
 EXPECTED_IDS = [f"mathy-{t}-{d}-v0" for t in TASKS for d in DIFFICULTIES]
 OBS_TYPES = ["flat", "graph", "hierarchical", "message_passing"]
-STEP_INFO_KEYS = {"action_mask", "transition", "done", "truncated", "change", "valid"}
+STEP_INFO_KEYS = {"action_mask", "valid", "oversize", "win"}
+"""The keys of every step info: an int8 array and numpy bools."""
+OBJECT_INFO_KEYS = {"change", "transition", "done", "truncated"}
+"""The keys `published_info=True` adds (mathy_envs 0.12's)."""
 
 
 def _make(env_id: str, **kwargs: Any) -> MathyGymEnv:
@@ -72,7 +76,7 @@ def _expected_mask(env: MathyGymEnv) -> np.ndarray:
 def _obs_mask(observation: Any, env: MathyGymEnv) -> np.ndarray:
     """The action-mask part of an observation."""
     if isinstance(observation, np.ndarray):
-        return observation[3 + 2 * env.mathy.max_seq_len :]
+        return observation[flat_head(env.revisits) + 2 * env.mathy.max_seq_len :]
     return np.asarray(observation["action_mask"])
 
 
@@ -107,26 +111,30 @@ def _play(
         obs, reward, terminated, truncated, info = env.step(action)
         steps.append((obs, reward, terminated, truncated, info))
         assert env.observation_space.contains(obs), _problem(env)
-        assert STEP_INFO_KEYS <= set(info)
-        assert info["valid"] is True
-        assert isinstance(info["change"], StepChange)
-        assert info["change"].expression == _problem(env)
-        assert info["change"].node == int(action) % env.mathy.max_seq_len
-        assert info["change"].rule == env.mathy.rules[int(action) // env.mathy.max_seq_len].name
-        assert isinstance(info["transition"], TimeStep)
+        assert set(info) == STEP_INFO_KEYS | (OBJECT_INFO_KEYS if env.published_info else set())
+        for key in STEP_INFO_KEYS - {"action_mask"}:
+            assert info[key].shape == () and info[key].dtype == np.bool_, (key, info[key])
+        assert bool(info["valid"]) is True
+        if env.published_info:
+            assert isinstance(info["change"], StepChange)
+            assert info["change"].expression == _problem(env)
+            assert info["change"].node == int(action) % env.mathy.max_seq_len
+            rule = env.mathy.rules[int(action) // env.mathy.max_seq_len]
+            assert info["change"].rule == rule.name
+            assert isinstance(info["transition"], TimeStep)
+            assert terminated == is_terminal_transition(info["transition"])
+            assert reward == pytest.approx(info["transition"].reward)
         assert env.state is not None and moves_before is not None
         assert env.state.agent.moves_remaining == moves_before - 1
         assert truncated == (env.state.agent.moves_remaining <= 0)
-        assert info["truncated"] == truncated
-        assert info["done"] == (terminated or truncated)
-        assert terminated == is_terminal_transition(info["transition"])
-        assert reward == pytest.approx(info["transition"].reward)
+        if env.published_info:
+            assert info["truncated"] is truncated
+            assert info["done"] is (terminated or truncated)
+        assert info["win"] == (terminated and not info["oversize"] and reward > 0)
+        if info["win"]:
+            assert reward == pytest.approx(env.mathy.get_win_signal(env.state))
         if terminated or truncated:
-            assert info["win"] == (terminated and reward > 0)
-            if info["win"]:
-                assert reward == pytest.approx(env.mathy.get_win_signal(env.state))
             return steps
-        assert "win" not in info
     raise AssertionError(f"episode did not end in {max_steps} steps")
 
 
@@ -309,18 +317,23 @@ def test_check_env_passes_without_warnings(env_id: str, obs_type: str) -> None:
     list(ObservationType) + OBS_TYPES,
     ids=[f"enum-{t.value}" for t in ObservationType] + [f"str-{t}" for t in OBS_TYPES],
 )
-def test_obs_type_passes_through_make(obs_type: Any) -> None:
-    env = _make("mathy-poly-normal-v0", obs_type=obs_type, max_seq_len=96)
+@pytest.mark.parametrize("revisits", [True, False])
+def test_obs_type_passes_through_make(obs_type: Any, revisits: bool) -> None:
+    """The revisit feature (on by default) adds a value after the time of flat
+    observations and a fifth node-feature column; without it the layout is the
+    published one."""
+    env = _make("mathy-poly-normal-v0", obs_type=obs_type, max_seq_len=96, revisits=revisits)
     assert env.obs_type is ObservationType(obs_type)
     obs, _ = env.reset(seed=5)
     L, R = 96, len(env.mathy.rules)
     if env.obs_type is ObservationType.FLAT:
         assert isinstance(env.observation_space, spaces.Box)
-        assert isinstance(obs, np.ndarray) and obs.shape == (3 + 2 * L + R * L,)
+        head = 4 if revisits else 3
+        assert isinstance(obs, np.ndarray) and obs.shape == (head + 2 * L + R * L,)
     else:
         assert isinstance(env.observation_space, spaces.Dict)
         assert isinstance(obs, dict)
-        assert obs["node_features"].shape == (L, 4)
+        assert obs["node_features"].shape == (L, 5 if revisits else 4)
         assert obs["action_mask"].shape == (R * L,)
     assert env.observation_space.contains(obs)
 
@@ -420,7 +433,7 @@ def test_observation_space_rejects_out_of_range_values() -> None:
 @pytest.mark.parametrize("env_id", EXPECTED_IDS)
 def test_masked_random_play_stays_in_space(env_id: str) -> None:
     for episode, obs_type in enumerate(OBS_TYPES):
-        env = _make(env_id, obs_type=obs_type)
+        env = _make(env_id, obs_type=obs_type, published_info=episode % 2 == 0)
         steps = _play(env, seed=1000 + episode)
         assert steps
 
@@ -431,7 +444,7 @@ def test_random_play_ends_in_wins_and_losses() -> None:
     outcomes = set()
     for seed in range(40):
         *_, (_, reward, terminated, truncated, info) = _play(env, seed)
-        outcomes.add(info["win"])
+        outcomes.add(bool(info["win"]))
         if info["win"]:
             assert terminated and reward > 1.0
         else:
@@ -449,35 +462,37 @@ def _rule_action(env: MathyGymEnv, info: Dict[str, Any], rule_name: str) -> int:
 
 
 def test_running_out_of_moves_truncates() -> None:
-    env = MathyGymEnv(PolySimplify, env_problem="4x + 2y + 3x", env_max_moves=3)
+    env = MathyGymEnv(
+        PolySimplify, env_problem="4x + 2y + 3x", env_max_moves=3, published_info=True
+    )
     obs, info = env.reset(seed=0)
     results = []
     for _ in range(3):
         action = _rule_action(env, info, "CommutativeSwapRule")
         obs, reward, terminated, truncated, info = env.step(action)
-        assert info["valid"] is True
+        assert bool(info["valid"]) is True
         results.append((reward, terminated, truncated))
     assert [r[2] for r in results] == [False, False, True]
     assert [r[1] for r in results] == [False, False, True]
     assert results[-1][0] == EnvRewards.LOSE
-    assert info["done"] and info["truncated"] and info["win"] is False
+    assert info["done"] and info["truncated"] and bool(info["win"]) is False
     assert env.observation_space.contains(obs)
 
 
 def test_winning_step_terminates_without_truncation() -> None:
-    env = MathyGymEnv(PolySimplify, env_problem="4x + 2x", env_max_moves=5)
+    env = MathyGymEnv(PolySimplify, env_problem="4x + 2x", env_max_moves=5, published_info=True)
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(
         _rule_action(env, info, "DistributiveFactorOutRule")
     )
-    assert (terminated, truncated) == (False, False) and "win" not in info
+    assert (terminated, truncated) == (False, False) and bool(info["win"]) is False
     assert reward == EnvRewards.HELPFUL_MOVE
     obs, reward, terminated, truncated, info = env.step(
         _rule_action(env, info, "ConstantsSimplifyRule")
     )
     assert _problem(env) == "6x"
     assert terminated is True and truncated is False
-    assert info["win"] is True and info["done"] is True
+    assert bool(info["win"]) is True and info["done"] is True
     # WIN plus the 1/moves-used bonus: 1 + 1/2
     assert reward == pytest.approx(1.5)
     assert env.observation_space.contains(obs)
@@ -649,14 +664,14 @@ def test_mathy_env_keywords_pass_through_make() -> None:
     assert mathy.max_seq_len == 40
     assert mathy.previous_state_penalty is False
     assert env.action_size == 3 * 40 == env.action_space.n
-    assert env.observation_space.shape == (3 + 2 * 40 + 3 * 40,)
+    assert env.observation_space.shape == (4 + 2 * 40 + 3 * 40,)
     obs, info = env.reset(seed=0)
     assert info["action_mask"].shape == (120,)
     assert env.observation_space.contains(obs)
     # "terminal": an invalid action ends the episode with the lose signal
     invalid = int(np.flatnonzero(info["action_mask"] == 0)[0])
     obs, reward, terminated, truncated, info = env.step(invalid)
-    assert info["valid"] is False and terminated is True
+    assert bool(info["valid"]) is False and terminated is True
     assert reward == EnvRewards.LOSE
     assert env.observation_space.contains(obs)
 
@@ -667,13 +682,13 @@ def test_mathy_env_keywords_pass_through_make() -> None:
 
 
 def test_invalid_actions_are_penalized_by_default() -> None:
-    env = _make("mathy-complex-easy-v0")
+    env = _make("mathy-complex-easy-v0", published_info=True)
     obs, info = env.reset(seed=0)
     problem = _problem(env)
     moves = env.state.agent.moves_remaining
     invalid = int(np.flatnonzero(info["action_mask"] == 0)[0])
     obs, reward, terminated, truncated, info = env.step(invalid)
-    assert info["valid"] is False
+    assert bool(info["valid"]) is False
     assert reward == EnvRewards.INVALID_MOVE
     assert not terminated and not truncated
     assert info["change"].expression == problem == _problem(env)
@@ -723,6 +738,7 @@ def test_oversize_step_ends_the_episode(obs_type: str) -> None:
         env_problem="(x + 1)(x + 2)",
         max_seq_len=8,
         obs_type=obs_type,
+        published_info=True,
     )
     obs, info = env.reset(seed=0)
     assert env.observation_space.contains(obs)
@@ -736,8 +752,8 @@ def test_oversize_step_ends_the_episode(obs_type: str) -> None:
     assert terminated is True
     assert reward == EnvRewards.LOSE
     assert env.observation_space.contains(obs)
-    assert info["valid"] is True
-    assert info["done"] is True and info["win"] is False
+    assert bool(info["valid"]) is True
+    assert info["done"] is True and bool(info["win"]) is False
     assert len(env.mathy.parse(info["change"].expression)) > 8
     assert not info["action_mask"].any() and not env.action_masks().any()
 
@@ -753,7 +769,7 @@ def test_oversize_expressions_in_random_play() -> None:
         *_, (obs, reward, terminated, truncated, info) = steps
         if len(env.mathy.parse(_problem(env))) > L:
             oversize += 1
-            assert terminated is True and info["win"] is False
+            assert terminated is True and bool(info["win"]) is False
             assert reward == EnvRewards.LOSE
     assert oversize > 0
 
@@ -824,7 +840,7 @@ def test_a_fixed_problem_longer_than_max_seq_len_fails_at_construction() -> None
     assert env.observation_space.contains(obs)
     assert _problem(env) == LONG_PROBLEM
     obs, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
-    assert info["valid"] is True and env.observation_space.contains(obs)
+    assert bool(info["valid"]) is True and env.observation_space.contains(obs)
 
 
 @pytest.mark.parametrize("problem", [42, None, b"4x + 2x", ["4x + 2x"]])
@@ -876,8 +892,8 @@ def test_a_failed_reset_leaves_the_env_as_it_was(fail: Any, seed: Any) -> None:
     """A twin env that never saw the failed reset plays on identically: same
     state, mask, observations and problem stream."""
     args = MathyEnvProblemArgs(MathyEnvDifficulty.normal)
-    env = MathyGymEnv(_Outgrowing, env_problem_args=args)
-    twin = MathyGymEnv(_Outgrowing, env_problem_args=args)
+    env = MathyGymEnv(_Outgrowing, env_problem_args=args, published_info=True)
+    twin = MathyGymEnv(_Outgrowing, env_problem_args=args, published_info=True)
     for each in (env, twin):
         obs, info = each.reset(seed=3)
         each.step(int(np.flatnonzero(info["action_mask"])[0]))
@@ -932,7 +948,7 @@ def test_a_failed_reset_keeps_the_last_observation() -> None:
 def _end_by_winning(env: MathyGymEnv, info: Dict[str, Any]) -> Dict[str, Any]:
     for rule in ("DistributiveFactorOutRule", "ConstantsSimplifyRule"):
         *_, info = env.step(_rule_action(env, info, rule))
-    assert info["win"] is True
+    assert bool(info["win"]) is True
     return info
 
 
@@ -943,7 +959,7 @@ def _end_by_running_out_of_moves(
         _, _, terminated, truncated, info = env.step(
             _rule_action(env, info, "CommutativeSwapRule")
         )
-    assert truncated is True and info["win"] is False
+    assert truncated is True and bool(info["win"]) is False
     return info
 
 
@@ -953,7 +969,7 @@ def _end_by_an_invalid_action(
     env.mathy.invalid_action_response = "terminal"
     invalid = int(np.flatnonzero(info["action_mask"] == 0)[0])
     _, _, terminated, _, info = env.step(invalid)
-    assert terminated is True and info["valid"] is False
+    assert terminated is True and bool(info["valid"]) is False
     return info
 
 
@@ -961,7 +977,7 @@ def _end_by_outgrowing(env: MathyGymEnv, info: Dict[str, Any]) -> Dict[str, Any]
     _, _, terminated, _, info = env.step(
         _rule_action(env, info, "DistributiveMultiplyRule")
     )
-    assert terminated is True and info["oversize"] is True
+    assert terminated is True and bool(info["oversize"]) is True
     return info
 
 
@@ -986,6 +1002,7 @@ def test_step_after_the_episode_ended_raises_until_reset(
         env_problem=problem,
         env_max_moves=moves,
         max_seq_len=max_seq_len,
+        published_info=True,
     )
     for episode in range(2):
         _, info = env.reset(seed=episode)
@@ -1009,7 +1026,7 @@ def test_step_after_the_episode_ended_raises_until_reset(
     obs, reward, terminated, truncated, info = env.step(
         int(np.flatnonzero(info["action_mask"])[0])
     )
-    assert info["valid"] is True
+    assert bool(info["valid"]) is True
     assert env.state is not None and env.state.agent.moves_remaining == moves - 1
     assert env.observation_space.contains(obs)
 
@@ -1139,3 +1156,35 @@ def test_maskable_ppo_example_runs(
     match = re.search(r"win rate: ([0-9.]+)", result.stdout)
     assert match, result.stdout
     assert 0.0 <= float(match.group(1)) <= 1.0
+
+
+@pytest.mark.parametrize("obs_type", OBS_TYPES)
+def test_observations_carry_the_revisits_that_end_the_episode(obs_type: str) -> None:
+    """Swapping `4x + 2y + 3x` back and forth: every observation shows how often
+    its expression was seen before (over 3), up to the fourth visit, which loses;
+    with `revisits=False` no observation has that value."""
+    seen = []
+    env = MathyGymEnv(
+        PolySimplify, env_problem="4x + 2y + 3x", env_max_moves=10, obs_type=obs_type
+    )
+    obs, info = env.reset(seed=0)
+    swap = 1 * env.mathy.max_seq_len + 3  # commutative swap at the first "+"
+    for _ in range(7):
+        if isinstance(obs, np.ndarray):
+            seen.append(float(obs[3]))
+        else:
+            features = obs["node_features"]
+            column = features[: int(obs["num_nodes"]), 4]
+            assert (column == column[0]).all() and not features[int(obs["num_nodes"]) :].any()
+            seen.append(float(column[0]))
+        if len(seen) == 7:
+            break
+        obs, reward, terminated, truncated, info = env.step(swap)
+    assert seen == pytest.approx([0, 0, 1 / 3, 1 / 3, 2 / 3, 2 / 3, 1])
+    assert terminated and reward == EnvRewards.LOSE and not truncated
+    published = MathyGymEnv(
+        PolySimplify, env_problem="4x + 2y + 3x", obs_type=obs_type, revisits=False
+    )
+    obs, _ = published.reset(seed=0)
+    width = obs.shape[0] if isinstance(obs, np.ndarray) else obs["node_features"].shape[1]
+    assert width == (3 + 9 * published.mathy.max_seq_len if obs_type == "flat" else 4)

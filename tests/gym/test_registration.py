@@ -31,7 +31,7 @@ MAKE_IN_A_FRESH_INTERPRETER = textwrap.dedent(
     obs, info = env.reset(seed=0)
     action = int(np.flatnonzero(info["action_mask"])[0])
     obs, reward, terminated, truncated, info = env.step(action)
-    assert env.observation_space.contains(obs) and info["valid"] is True
+    assert env.observation_space.contains(obs) and bool(info["valid"]) is True
     print("module:id: stepped")
     """
 )

@@ -17,14 +17,20 @@ from mathy_envs.gym import MathyGymEnv, MathyVectorEnv, sample_valid_actions
 from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 
 
+@pytest.mark.parametrize("revisits", [True, False])
 @pytest.mark.parametrize("env_class", [PolySimplify, ComplexSimplify])
-def test_each_episode_plays_as_a_gym_env_of_its_problem(env_class: Any) -> None:
-    vector = MathyVectorEnv(env_class, 4, MathyEnvProblemArgs(MathyEnvDifficulty.normal))
+def test_each_episode_plays_as_a_gym_env_of_its_problem(env_class: Any, revisits: bool) -> None:
+    vector = MathyVectorEnv(
+        env_class, 4, MathyEnvProblemArgs(MathyEnvDifficulty.normal), revisits=revisits
+    )
     observations, infos = vector.reset(seed=3)
     singles: List[MathyGymEnv] = []
     for index, state in enumerate(vector.batch.states):
         single = MathyGymEnv(
-            env_class, env_problem=state.agent.problem, env_max_moves=state.max_moves
+            env_class,
+            env_problem=state.agent.problem,
+            env_max_moves=state.max_moves,
+            revisits=revisits,
         )
         observation, info = single.reset(seed=0)
         assert observation.tobytes() == observations[index].tobytes()
@@ -57,7 +63,7 @@ def test_spaces_dtypes_and_next_step_autoreset() -> None:
     vector = MathyVectorEnv.from_id("mathy-poly-easy-v0", 3, max_seq_len=64)
     assert vector.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
     observations, infos = vector.reset(seed=1)
-    assert observations.dtype == np.float32 and observations.shape == (3, 3 + 2 * 64 + 7 * 64)
+    assert observations.dtype == np.float32 and observations.shape == (3, 4 + 2 * 64 + 7 * 64)
     assert vector.observation_space.contains(observations)
     assert infos["action_mask"].shape == (3, 7 * 64) and infos["action_mask"].dtype == np.int8
     rng = np.random.default_rng(1)

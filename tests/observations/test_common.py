@@ -270,6 +270,55 @@ def test_time_feature(
             assert not column[n:].any()
 
 
+def _revisited(text: str, other: str, visits: int) -> Any:
+    """A state of `text` whose history holds it `visits` times (`other` between)."""
+    state = make_state(text, num_rules=7, max_moves=20)
+    for _ in range(visits - 1):
+        state = state.get_out_state(other, (1, 1), state.agent.moves_remaining - 1)
+        state = state.get_out_state(text, (1, 1), state.agent.moves_remaining - 1)
+    return state
+
+
+@pytest.mark.parametrize("visits,expected", [(1, 0.0), (2, 1 / 3), (4, 1.0), (6, 1.0)])
+@pytest.mark.parametrize("obs_type", ALL_TYPES)
+def test_revisit_feature(obs_type: ObservationType, visits: int, expected: float) -> None:
+    """`revisits=True` adds the earlier visits of the state's expression (over 3,
+    clipped, when normalizing) after the time of a flat observation and as a
+    fifth node-feature column; everything else is the published observation."""
+    L = 16
+    state = _revisited(MAIN, "4x + 2", visits)
+    n = len(tree(MAIN).to_list())
+    mask = random_mask(np.random.default_rng(visits), 7, n)
+    for normalize in (True, False):
+        value = expected if normalize else float(visits - 1)
+        kwargs: Any = dict(move_mask=mask, max_seq_len=L, obs_type=obs_type, normalize=normalize)
+        plain = state.to_observation(**kwargs)
+        seen = state.to_observation(revisits=True, **kwargs)
+        if isinstance(seen, np.ndarray):
+            assert seen.shape == (plain.shape[0] + 1,)
+            assert seen[3] == pytest.approx(value)
+            np.testing.assert_array_equal(np.delete(seen, 3), plain)
+            continue
+        assert seen.node_features.shape == (L, 5)
+        np.testing.assert_allclose(seen.node_features[:n, 4], value, rtol=1e-6)
+        assert not seen.node_features[n:, 4].any()
+        np.testing.assert_array_equal(seen.node_features[:, :4], plain.node_features)
+        for field in seen._fields:
+            if field != "node_features":
+                np.testing.assert_array_equal(getattr(seen, field), getattr(plain, field))
+
+
+def test_revisit_feature_of_a_state_without_history_is_zero() -> None:
+    state = make_state(MAIN)
+    assert state.to_observation(max_seq_len=16, revisits=True)[3] == 0.0
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None])
+def test_revisits_must_be_a_bool(bad: Any) -> None:
+    with pytest.raises(ValueError, match="revisits must be a bool"):
+        make_state(MAIN).to_observation(max_seq_len=16, revisits=bad)
+
+
 # -- action mask ---------------------------------------------------------------
 
 

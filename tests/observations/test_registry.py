@@ -278,7 +278,7 @@ def test_oversize_step_shows_the_last_observation_with_no_valid_action(
     distribute = rules.index("DistributiveMultiplyRule")
     node = int(np.flatnonzero(info["action_mask"].reshape(len(rules), 8)[distribute])[0])
     obs, reward, terminated, _, info = env.step(distribute * 8 + node)
-    assert terminated is True and info["oversize"] is True
+    assert terminated is True and bool(info["oversize"]) is True
     assert reward == EnvRewards.LOSE
     assert env.observation_space.contains(obs)
     assert not obs["action_mask"].any()
@@ -482,3 +482,45 @@ except ImportError:
     result = run_python("-c", code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+class _SeenKind(ObservationKind[np.ndarray]):
+    """A user's type that keeps the revisit feature it is given; its space takes
+    `revisits` when `takes` is set."""
+
+    def __init__(self, name: str, takes: bool) -> None:
+        self.name = name
+        self.given: List[Any] = []
+        if takes:
+            self.space = self._space_with  # type: ignore[method-assign]
+
+    def build(self, inputs: ObservationInputs) -> np.ndarray:
+        self.given.append(inputs.revisits)
+        return np.full(1, 0.0 if inputs.revisits is None else inputs.revisits, np.float32)
+
+    def space(self, max_seq_len: int, num_rules: int) -> "spaces.Box":
+        return spaces.Box(0.0, 1.0, (1,), np.float32)
+
+    def _space_with(self, max_seq_len: int, num_rules: int, revisits: bool = False) -> Any:
+        return spaces.Box(0.0, 1.0, (2 if revisits else 1,), np.float32)
+
+
+@pytest.mark.parametrize("takes", [False, True])
+def test_a_users_type_gets_the_revisit_feature_and_keeps_its_space(takes: bool) -> None:
+    """Builders get `inputs.revisits` (None unless asked for); the Gymnasium
+    adapter passes `revisits=True` only to a `space` that takes it."""
+    kind = _SeenKind(f"seen_{takes}", takes)
+    register_observation(kind)
+    try:
+        state = make_state(MAIN, num_rules=7)
+        state.to_observation(max_seq_len=16, obs_type=kind.name)
+        state.to_observation(max_seq_len=16, obs_type=kind.name, revisits=True)
+        assert kind.given == [None, 0.0]
+        assert kind.space_for(16, 7, revisits=True).shape == ((2,) if takes else (1,))
+        assert observation_space(kind.name, 16, 7, revisits=True).shape == (
+            (2,) if takes else (1,)
+        )
+        env = MathyGymEnv(envs.PolySimplify, obs_type=kind.name)
+        assert env.observation_space.shape == ((2,) if takes else (1,))
+    finally:
+        unregister_observation(kind.name)

@@ -75,7 +75,7 @@ def test_quick_run_reports_every_cell_with_rates(
     ]
     for row in report["rows"]:
         assert row["problems"] == baselines.QUICK.problems
-        assert row["maskable_ppo"] is None
+        assert row["maskable_ppo"] is None and row["bc"] is None
         assert row["random"] is not None and row["swarm"] is not None
     check_rates(report)
     assert printed == baselines.markdown(report)
@@ -149,20 +149,40 @@ def test_the_eval_problems_are_fixed_and_come_from_their_own_seeds() -> None:
     assert len(set(problems)) > 1
 
 
-def test_maskable_ppo_is_planned_on_easy_envs_only() -> None:
-    """The plan trains MaskablePPO once per env on its easy difficulty only."""
+def test_learned_agents_are_planned_on_every_easy_cell_and_three_normal_ones() -> None:
+    """The plan trains MaskablePPO and behavioural cloning once per easy env, and
+    on the normal difficulty of poly, complex and binomial only."""
     units = baselines.plan(
-        ["poly", "complex"], ["easy", "normal", "hard"], ["maskable_ppo"], 0, baselines.QUICK
+        ["poly", "poly-commute", "complex"],
+        ["easy", "normal", "hard"],
+        ["maskable_ppo", "bc"],
+        0,
+        baselines.QUICK,
     )
-    assert [(u.agent, u.task, u.difficulty) for u in units] == [
-        ("maskable_ppo", "poly", "easy"),
-        ("maskable_ppo", "complex", "easy"),
+    cells = [
+        ("poly", "easy"),
+        ("poly-commute", "easy"),
+        ("complex", "easy"),
+        ("poly", "normal"),
+        ("complex", "normal"),
     ]
+    assert [(u.agent, u.task, u.difficulty) for u in units] == [
+        (agent, task, difficulty) for agent in ("maskable_ppo", "bc") for task, difficulty in cells
+    ]
+    hard_only = baselines.plan(["poly"], ["hard"], ["maskable_ppo", "bc"], 0, baselines.QUICK)
+    assert hard_only == []
 
 
 @pytest.mark.parametrize(
     "argv",
-    [["--jobs", "0"], ["-n", "0"], ["--swarm-steps", "-5"], ["--seed", "-1"]],
+    [
+        ["--jobs", "0"],
+        ["-n", "0"],
+        ["--swarm-steps", "-5"],
+        ["--seed", "-1"],
+        ["--bc-problems", "0"],
+        ["--bc-epochs", "0"],
+    ],
 )
 def test_bad_budgets_are_refused(
     argv: List[str], capsys: pytest.CaptureFixture[str]
@@ -177,21 +197,37 @@ def test_bad_budgets_are_refused(
 
 def test_published_results_cover_every_env_and_difficulty() -> None:
     """The committed full-run results hold every built-in env at every difficulty
-    for the random agent and the swarm, MaskablePPO on every easy env, with the
-    full budgets, and their rates are win counts over the problems."""
+    for the random agent and the swarm, and MaskablePPO (greedy and sampling)
+    and behavioural cloning on every easy env and on poly, complex and binomial
+    normal, with the full budgets; their rates are win counts over the problems."""
     report = json.loads(baselines.DEFAULT_JSON.read_text())
     settings = report["settings"]
     assert settings["quick"] is False
     assert settings["problems"] == baselines.FULL.problems
     assert settings["swarm_steps"] == baselines.FULL.swarm_steps
     assert settings["ppo_steps"] == baselines.FULL.ppo_steps
+    assert settings["bc_problems"] == baselines.FULL.bc_problems
+    assert settings["bc_epochs"] == baselines.FULL.bc_epochs
     cells = [(row["env"], row["difficulty"]) for row in report["rows"]]
     assert cells == [(task, d) for task in ENV_TASKS for d in DIFFICULTIES]
+    learned = {
+        (task, difficulty) for difficulty, task in baselines.learned_cells(list(ENV_TASKS), DIFFICULTIES)
+    }
+    assert len(learned) == len(ENV_TASKS) + 3
     for row in report["rows"]:
         assert row["random"] is not None and row["swarm"] is not None
-        assert (row["maskable_ppo"] is not None) == (row["difficulty"] == "easy")
-        if row["maskable_ppo"] is not None:
-            assert row["maskable_ppo"]["train_steps"] >= baselines.FULL.ppo_steps
+        trained = (row["env"], row["difficulty"]) in learned
+        assert (row["maskable_ppo"] is not None) == trained
+        assert (row["bc"] is not None) == trained
+        if trained:
+            ppo, bc = row["maskable_ppo"], row["bc"]
+            assert ppo["train_steps"] >= baselines.FULL.ppo_steps
+            assert 0 <= ppo["sampled_wins"] <= row["problems"]
+            assert ppo["sampled_rate"] == ppo["sampled_wins"] / row["problems"]
+            assert bc["expert_problems"] == baselines.FULL.bc_problems
+            assert 0 <= bc["sampled_wins"] <= row["problems"]
+            assert 0 < bc["expert_solved"] <= bc["expert_problems"]
+            assert 0 <= bc["eval_problems_seen_in_training"] <= row["problems"]
     check_rates(report)
 
 

@@ -1,5 +1,5 @@
 """`tools/baselines.py` with MaskablePPO: trained on an easy env, evaluated
-greedily on the held-out problems. Needs torch and sb3-contrib."""
+greedily and sampling on the held-out problems. Needs torch and sb3-contrib."""
 
 import json
 from pathlib import Path
@@ -38,6 +38,10 @@ def test_maskable_ppo_quick_run_is_reproducible(tmp_path: Path) -> None:
     assert 0 <= ppo["wins"] <= row["problems"] == baselines.QUICK.problems
     assert 0.0 <= ppo["rate"] <= 1.0
     assert ppo["rate"] == ppo["wins"] / row["problems"]
+    # Played twice: greedily and sampling.
+    assert 0 <= ppo["sampled_wins"] <= row["problems"]
+    assert ppo["sampled_rate"] == ppo["sampled_wins"] / row["problems"]
+    assert set(ppo["sampled_won"]) <= set(range(row["problems"]))
     assert ppo["train_steps"] >= baselines.QUICK.ppo_steps
     assert ppo["train_problems"] >= 1
     assert 0 <= ppo["eval_problems_seen_in_training"] <= row["problems"]
@@ -45,6 +49,12 @@ def test_maskable_ppo_quick_run_is_reproducible(tmp_path: Path) -> None:
 
     second = maskable_quick_run(tmp_path, "second")
     [again] = second["rows"]
-    for key in ("wins", "train_steps", "train_problems", "eval_problems_seen_in_training"):
+    for key in (
+        "wins",
+        "sampled_wins",
+        "train_steps",
+        "train_problems",
+        "eval_problems_seen_in_training",
+    ):
         assert again["maskable_ppo"][key] == ppo[key]
 
