@@ -15,7 +15,7 @@ import numpy as np
 from .env import MathyEnv
 from .envs import ENV_TASKS
 from .episodes import random_episode
-from .expert import FILE_NAME, expert_steps, write_parquet
+from .expert import FILE_NAME, check_folder, expert_steps, write_parquet
 from .limits import quote, shorten
 from .swarm import SwarmConfig, swarm_solve
 from .types import MathyEnvDifficulty, MathyEnvProblemArgs
@@ -209,6 +209,7 @@ def cmd_dataset(args: argparse.Namespace, out: IO[str]) -> int:
         import pyarrow  # noqa: F401
     except ImportError:
         raise UsageError('mathy-envs dataset needs pyarrow: pip install "mathy_envs[data]"')
+    check_folder(args.out)  # before the solving, not after
     progress = Progress(args.n, f"{args.env} {difficulty.value}")
     started = time.perf_counter()
     data = expert_steps(

@@ -85,7 +85,8 @@ class ExpertData(NamedTuple):
     problems: int
     """How many problems were drawn."""
     solved: int
-    """How many of them the planner solved (each gave one trajectory)."""
+    """How many of them gave a trajectory: the planner solved them with at least
+    one move (a problem that is already solved gives no rows)."""
 
 
 def expert_steps(
@@ -134,7 +135,7 @@ def expert_steps(
     solved = 0
     for index, start in enumerate(starts):
         planned = swarm_solve(start, _with_seed(settings, index), env)
-        if planned.solved:
+        if planned.solved and planned.actions:
             steps.extend(_replay(env, index, start, planned.actions))
             solved += 1
         if progress is not None:
@@ -188,15 +189,18 @@ def write_parquet(
     when missing; an existing file is replaced) and return the file's path.
 
     The file's schema has the columns of `COLUMNS`, each with its meaning, and
-    the key `mathy_envs` holds `metadata` (JSON) with the counts of problems and
-    solved problems. Needs `pyarrow`.
+    the key `mathy_envs` holds `metadata` (JSON) with the counts `problems` and
+    `solved` added (`metadata` can't have those keys). Needs `pyarrow`.
+    Raises `ValueError` for a bad argument or a folder that can't be made.
     """
     if not isinstance(data, ExpertData):
         raise ValueError(f"data must be ExpertData, got {type_name(data)}")
-    if not isinstance(folder, str) or not folder:
-        raise ValueError(f"folder must be a path, got {quote(folder)}")
     if metadata is not None and not isinstance(metadata, dict):
         raise ValueError(f"metadata must be a dict or None, got {type_name(metadata)}")
+    taken = sorted({"problems", "solved"} & set(metadata or {}))
+    if taken:
+        raise ValueError(f"metadata can't have the keys {taken}: they hold the counts")
+    check_folder(folder)
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -228,10 +232,24 @@ def write_parquet(
             columns[name].append(value)
     columns["mask"] = [mask.tolist() for mask in columns["mask"]]
     table = pa.Table.from_pydict(columns, schema=schema)
-    os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, FILE_NAME)
     pq.write_table(table, path)
     return path
+
+
+def check_folder(folder: Any) -> None:
+    """Make `folder` (a path) when missing, or raise a `ValueError` saying why it
+    can't hold the file: `mathy-envs dataset` checks it before solving."""
+    if not isinstance(folder, str) or not folder:
+        raise ValueError(f"folder must be a path, got {quote(folder)}")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as error:
+        raise ValueError(
+            f"can't write into the folder {quote(folder, 120)}: {error.strerror}"
+        ) from None
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"can't write into the folder {quote(folder, 120)}: not writable")
 
 
 __all__ = (
@@ -239,6 +257,7 @@ __all__ = (
     "ExpertData",
     "ExpertStep",
     "FILE_NAME",
+    "check_folder",
     "expert_steps",
     "write_parquet",
 )

@@ -220,3 +220,27 @@ def test_pandas_and_datasets_read_the_file_as_it_is(tmp_path: Path) -> None:
     assert loaded.num_rows == len(data.steps)
     assert loaded["action"] == [row.action for row in data.steps]
     assert loaded[0]["mask"] == data.steps[0].mask.tolist()
+
+
+def test_a_problem_solved_at_the_start_gives_no_trajectory() -> None:
+    def done(rng: np.random.Generator, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+        return MathyEnvProblem("4x", 5, "mathy.polynomials.simplify")
+
+    data = expert_steps(PolySimplify(generator=done), 2, seed=0)
+    assert (data.problems, data.solved, data.steps) == (2, 0, [])
+
+
+def test_a_folder_that_cant_be_written_is_refused_before_solving(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    with pytest.raises(ValueError, match="can't write into the folder"):
+        write_parquet(ExpertData([], 1, 0), str(a_file))
+    with pytest.raises(ValueError, match="metadata can't have the keys"):
+        write_parquet(ExpertData([], 1, 0), str(tmp_path), {"solved": 3})
+    solved: List[Any] = []
+    monkeypatch.setattr("mathy_envs.cli.expert_steps", lambda *a, **k: solved.append(a))
+    assert main(["dataset", "poly", "-n", "2", "--out", str(a_file)], io.StringIO()) == 2
+    assert "can't write into the folder" in capsys.readouterr().err
+    assert solved == []  # refused before any problem was solved

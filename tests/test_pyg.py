@@ -214,6 +214,17 @@ def test_probability_masks_mark_the_same_actions() -> None:
         assert np.array_equal(to_pyg_data(observation).action_mask.numpy(), valid.T)
 
 
+def adapter_observation(env: Any, state: Any, obs_type: str) -> Any:
+    """`env.state_to_observation`, with the revisit feature the Gymnasium
+    adapter adds by default."""
+    return state.to_observation(
+        move_mask=env.valid_moves_array(state),
+        max_seq_len=env.max_seq_len,
+        obs_type=obs_type,
+        revisits=True,
+    )
+
+
 @pytest.mark.parametrize("obs_type", GRAPH_TYPES)
 def test_gym_observations_convert_like_the_library_ones(obs_type: str) -> None:
     env = gymnasium.make("mathy-poly-normal-v0", obs_type=obs_type, max_seq_len=64)
@@ -224,7 +235,7 @@ def test_gym_observations_convert_like_the_library_ones(obs_type: str) -> None:
         assert isinstance(obs, dict)
         data = to_pyg_data(obs, reverse_edges=True)
         expected = to_pyg_data(
-            inner.mathy.state_to_observation(inner.state, obs_type=obs_type),
+            adapter_observation(inner.mathy, inner.state, obs_type),
             reverse_edges=True,
         )
         assert_same_graph(data, expected)
@@ -292,7 +303,7 @@ def test_vector_observations_batch_like_separate_ones(obs_type: str, reverse: bo
             graph = batch.get_example(b)
             assert_same_graph(graph, separate[b])
             if not infos.get("oversize", np.zeros(3, bool))[b]:
-                own = sub_env.mathy.state_to_observation(sub_env.state, obs_type=obs_type)
+                own = adapter_observation(sub_env.mathy, sub_env.state, obs_type)
                 assert_same_graph(graph, to_pyg_data(own, reverse_edges=reverse))
             # The batch's actions of graph b are env b's valid actions.
             start, end = batch.ptr[b], batch.ptr[b + 1]

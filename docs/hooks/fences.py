@@ -65,6 +65,7 @@ REQUIRES: Dict[str, str] = {
     "snippets/torchrl/masked_rollout.py": "torchrl",
     "snippets/pufferlib/vector_backends.py": "pufferlib",
     "snippets/expert/behavioural_cloning.py": "torch",
+    "snippets/cli/dataset.sh": "pyarrow",
 }
 """`output:` snippets that need an optional package -> the module to look for
 (tests/test_snippets.py skips the same snippets where it is missing)."""

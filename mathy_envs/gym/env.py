@@ -70,9 +70,9 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             registered observation type
         revisits: observations carry the revisit feature (how many times the
             episode saw the current expression before; the default reward
-            scheme penalizes revisits and loses on the fourth visit), so that
-            what decides a reward is in the observation; False gives the
-            published observations without it
+            scheme penalizes revisits and loses on the fourth visit); False
+            gives the published observations without it. Observation types of
+            your own get it only when their `space` takes a `revisits` keyword
         published_info: step infos also hold what mathy_envs 0.12's held:
             `change` (a `StepChange`), `transition` (the env's `TimeStep`),
             `done` and `truncated`; off by default, so that infos hold only
@@ -410,7 +410,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             max_seq_len=mathy.max_seq_len,
             obs_type=kind.name,
             mask_as_probabilities=self.mask_as_probabilities,
-            revisits=self.revisits,
+            revisits=self.revisits and kind.takes_revisits(),
         )
         observation: Observation = kind.to_gym(built)
         if self.mask_in_observation:

@@ -139,9 +139,11 @@ def node_features(
 
 
 def revisit_feature(state: "ObservedState", normalize: bool) -> float:
-    """How many times the episode saw the state's expression before now: a count,
-    or, normalized, that count over `MAX_VISITS` (1.0: the visit that loses, when
-    the reward scheme ends episodes on revisits). Counted in the state's history."""
+    """How many times the episode saw the state's expression before now: the
+    entries of the state's history with its text, less the current one, as the
+    default reward scheme counts visits (an invalid move under "penalize" stays
+    on the expression and adds one); normalized, that count over `MAX_VISITS`,
+    at most 1.0."""
     agent = state.agent
     text = agent.problem
     seen = max(sum(1 for step in agent.history if step[0] == text) - 1, 0)
@@ -284,7 +286,7 @@ class ObservationInputs(NamedTuple):
     - `revisits`: the revisit feature (`revisit_feature`) when the observation
       was asked to carry it, else None; the built-in types then add it (a value
       after the time in flat observations, a fifth node-feature column in the
-      others)
+      others), and so does `node_features()`
 
     The built-in builders unpack the fields in this order (it is faster than
     reading them by name on the hot path).
@@ -386,26 +388,31 @@ class ObservationKind(ABC, Generic[ObservationT]):
         and `R = num_rules`, holding every value `to_gym(build(...))` gives.
 
         Import gymnasium inside this method: it is an optional dependency. A type
-        whose observations change shape with the revisit feature (the built-in
-        ones do) also takes a keyword `revisits: bool = False`; the Gymnasium
-        adapter passes it to the types that take it.
+        that takes the revisit feature (the built-in ones do) has a keyword
+        `revisits: bool = False` here, and its space with `revisits=True` holds
+        the observations built with `inputs.revisits` set; the Gymnasium adapter
+        asks for the feature only from such types (`takes_revisits`).
         """
+
+    def takes_revisits(self) -> bool:
+        """Whether the type's observations take the revisit feature: its `space`
+        has a `revisits` parameter. The Gymnasium adapter asks a type for the
+        feature only then, so that its observations always fit its space."""
+        try:
+            return "revisits" in inspect.signature(self.space).parameters
+        except (TypeError, ValueError):
+            return False
 
     def space_for(
         self, max_seq_len: int, num_rules: int, revisits: bool = False
     ) -> "spaces.Space[Any]":
-        """`space`, with `revisits=True` passed on to a `space` that takes it (a
-        type whose `space` does not keep its one shape)."""
-        if revisits:
-            try:
-                takes = "revisits" in inspect.signature(self.space).parameters
-            except (TypeError, ValueError):
-                takes = False
-            if takes:
-                space: "spaces.Space[Any]" = self.space(  # type: ignore[call-arg]
-                    max_seq_len, num_rules, revisits=True
-                )
-                return space
+        """`space`, with `revisits=True` passed on to a type that takes it
+        (`takes_revisits`)."""
+        if revisits and self.takes_revisits():
+            space: "spaces.Space[Any]" = self.space(  # type: ignore[call-arg]
+                max_seq_len, num_rules, revisits=True
+            )
+            return space
         return self.space(max_seq_len, num_rules)
 
     def to_gym(self, observation: ObservationT) -> Any:

@@ -57,6 +57,10 @@ for step in range(4):
         best = int(logits[graph].flatten().argmax())
         chosen.append(int(actions[graph].flatten()[best]))
     obs, rewards, terminated, truncated, infos = envs.step(np.array(chosen))
-    moves = ", ".join(f"{c.rule} at node {c.node}" for c in infos["change"])
+    # An env that the step reset (its last episode ended) has no change.
+    moves = ", ".join(
+        f"{c.rule} at node {c.node}" if stepped else "new episode"
+        for c, stepped in zip(infos["change"], infos["_change"])
+    )
     print(f"step {step}: actions {chosen}: {moves}")
 envs.close()

@@ -522,5 +522,35 @@ def test_a_users_type_gets_the_revisit_feature_and_keeps_its_space(takes: bool) 
         )
         env = MathyGymEnv(envs.PolySimplify, obs_type=kind.name)
         assert env.observation_space.shape == ((2,) if takes else (1,))
+        env.reset(seed=0)
+        # The adapter asks for the feature only from a type whose space takes it.
+        assert kind.given[-1] == (0.0 if takes else None)
+        assert kind.takes_revisits() is takes
     finally:
         unregister_observation(kind.name)
+
+
+class _FeaturesKind(ObservationKind[np.ndarray]):
+    """A user's type written before the revisit feature: node features from
+    `inputs.node_features()`, and a space of four columns."""
+
+    name = "user_features"
+
+    def build(self, inputs: ObservationInputs) -> np.ndarray:
+        return inputs.node_features()
+
+    def space(self, max_seq_len: int, num_rules: int) -> "spaces.Box":
+        return spaces.Box(0.0, 1.0, (max_seq_len, 4), np.float32)
+
+
+def test_a_users_type_from_before_the_feature_still_fits_its_space() -> None:
+    register_observation(_FeaturesKind())
+    try:
+        env = MathyGymEnv(envs.PolySimplify, obs_type="user_features")
+        obs, info = env.reset(seed=0)
+        assert obs.shape == (env.mathy.max_seq_len, 4)
+        assert env.observation_space.contains(obs)
+        obs, *_ = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        assert env.observation_space.contains(obs)
+    finally:
+        unregister_observation("user_features")
