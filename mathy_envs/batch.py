@@ -41,6 +41,7 @@ from .envs.goal import SimplifyGoalEnv
 from .layout import MAX_TYPE_ID
 from .limits import quote, type_name
 from .observations.build import problem_hash
+from .observations.common import revisit_value
 from .observations.flat import flat_head
 from .rewards import MAX_VISITS, RewardScheme, win_signal
 from .rules import are_core_rules
@@ -394,7 +395,7 @@ class StepBatch:
             hashed = self._hashes[problem_type] = problem_hash(problem_type)
         row[0], row[1], row[2] = hashed[0], hashed[1], time
         if self.revisits:
-            row[3] = min(visits - 1, MAX_VISITS) / MAX_VISITS
+            row[3] = revisit_value(visits - 1, True)
 
     def _step(
         self, episode: _Episode, index: int, action: Tuple[int, int]

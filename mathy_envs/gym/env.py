@@ -19,7 +19,12 @@ from gymnasium.utils import seeding
 
 from ..env import MAX_PROBLEM_ATTEMPTS, MathyEnv
 from ..limits import check_move_budget, quote, type_name
-from ..observations import ObservationType, get_observation_kind, to_observation_type
+from ..observations import (
+    ObservationKind,
+    ObservationType,
+    get_observation_kind,
+    to_observation_type,
+)
 from ..state import MathyEnvState
 from ..time_step import TimeStep, is_terminal_transition
 from ..types import MathyEnvProblem, MathyEnvProblemArgs
@@ -213,6 +218,8 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         """The Gymnasium space of `obs_type` observations (inside a `Dict` with
         the action mask when `mask_in_observation` is set)."""
         self.state = None
+        self._kind_seen: Optional[ObservationKind[Any]] = None
+        self._kind_takes_revisits = False
         self._problem: Optional[MathyEnvProblem] = None
         self._episode_over = False
         if env_problem is not None:
@@ -403,6 +410,10 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         `mask_in_observation` is set)."""
         mathy = self.mathy
         kind = get_observation_kind(self.obs_type)
+        if kind is not self._kind_seen:
+            # Whether the type takes the revisit feature, read once per type
+            # object (a signature lookup is too slow for every step).
+            self._kind_seen, self._kind_takes_revisits = kind, kind.takes_revisits()
         built = state.to_observation(
             move_mask=move_mask,
             parser=mathy.parser,
@@ -410,7 +421,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             max_seq_len=mathy.max_seq_len,
             obs_type=kind.name,
             mask_as_probabilities=self.mask_as_probabilities,
-            revisits=self.revisits and kind.takes_revisits(),
+            revisits=self.revisits and self._kind_takes_revisits,
         )
         observation: Observation = kind.to_gym(built)
         if self.mask_in_observation:

@@ -146,7 +146,13 @@ def revisit_feature(state: "ObservedState", normalize: bool) -> float:
     at most 1.0."""
     agent = state.agent
     text = agent.problem
-    seen = max(sum(1 for step in agent.history if step[0] == text) - 1, 0)
+    return revisit_value(sum(1 for step in agent.history if step[0] == text) - 1, normalize)
+
+
+def revisit_value(seen: int, normalize: bool) -> float:
+    """The revisit feature of an expression seen `seen` times before (at least 0):
+    the count, or, normalized, the count over `MAX_VISITS`, at most 1.0."""
+    seen = max(seen, 0)
     if normalize:
         return min(seen, MAX_VISITS) / MAX_VISITS
     return float(seen)
@@ -452,5 +458,6 @@ __all__ = (
     "node_types",
     "node_values",
     "revisit_feature",
+    "revisit_value",
     "write_mask",
 )
