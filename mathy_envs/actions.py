@@ -213,6 +213,15 @@ class ActionSpace:
         computed once per distinct expression text."""
         return self._mask_of(check_state(env_state).agent.problem)
 
+    def flat_valid_moves(self, env_state: MathyEnvState) -> npt.NDArray[np.int8]:
+        """`valid_moves_array` as one flat int8 vector of `action_size` entries:
+        entry `rule * max_seq_len + node`, zero past the expression's nodes (a
+        new array, yours to change)."""
+        moves = self.valid_moves_array(env_state)
+        flat = np.zeros((moves.shape[0], self.max_seq_len), np.int8)
+        flat[:, : moves.shape[1]] = moves
+        return flat.reshape(-1)
+
     def _mask_of(self, text: str) -> MaskArray:
         return self._masks.get(text, self._rules, lambda sweep: self._compute_mask(text, sweep))
 

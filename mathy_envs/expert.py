@@ -17,6 +17,7 @@ reseeds it, as `env.seed(seed)` does; problems are drawn until one fits
 planner's seed `i`: the same arguments give the same rows.
 """
 
+import dataclasses
 import json
 import os
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
@@ -134,19 +135,13 @@ def expert_steps(
     steps: List[ExpertStep] = []
     solved = 0
     for index, start in enumerate(starts):
-        planned = swarm_solve(start, _with_seed(settings, index), env)
+        planned = swarm_solve(start, dataclasses.replace(settings, seed=index), env)
         if planned.solved and planned.actions:
             steps.extend(_replay(env, index, start, planned.actions))
             solved += 1
         if progress is not None:
             progress(index + 1)
     return ExpertData(steps, int(count), solved)
-
-
-def _with_seed(config: SwarmConfig, seed: int) -> SwarmConfig:
-    fields = {name: getattr(config, name) for name in config.__dataclass_fields__}
-    fields["seed"] = seed
-    return SwarmConfig(**fields)
 
 
 def _replay(
@@ -157,9 +152,7 @@ def _replay(
     length = env.max_seq_len
     state = start
     for step, (rule_index, node) in enumerate(actions):
-        moves = env.valid_moves_array(state)
-        mask = np.zeros((moves.shape[0], length), np.int8)
-        mask[:, : moves.shape[1]] = moves
+        mask = env.flat_valid_moves(state)
         after, time_step, _ = env.get_next_state(state, (rule_index, node))
         rows.append(
             ExpertStep(
@@ -171,7 +164,7 @@ def _replay(
                 rule_index=int(rule_index),
                 node=int(node),
                 action=int(rule_index) * length + int(node),
-                mask=mask.reshape(-1),
+                mask=mask,
                 reward=float(time_step.reward),
                 done=is_terminal_transition(time_step),
                 moves_remaining=state.agent.moves_remaining,

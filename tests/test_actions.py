@@ -544,3 +544,17 @@ def test_random_action_is_seeded() -> None:
     first = [a.random_action(tree) for _ in range(20)]
     assert first == [b.random_action(tree) for _ in range(20)]
     assert len(set(first)) > 1
+
+
+def test_flat_valid_moves_is_the_mask_padded_to_action_size() -> None:
+    from mathy_envs.envs import PolySimplify
+
+    env = PolySimplify(max_seq_len=16)
+    state = env.state_from_text("4x + 2y + 2x")
+    moves = env.valid_moves_array(state)
+    flat = env.flat_valid_moves(state)
+    assert flat.dtype == np.int8 and flat.shape == (env.action_size,)
+    grid = flat.reshape(len(env.rules), 16)
+    assert (grid[:, : moves.shape[1]] == moves).all() and not grid[:, moves.shape[1] :].any()
+    flat[:] = 1  # a new array: the cached mask is untouched
+    assert (env.valid_moves_array(state) == moves).all()

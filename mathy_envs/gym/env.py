@@ -245,7 +245,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             # Gymnasium's generator drives the problem generator.
             self.mathy.np_random = self.np_random
             state, problem = self._initial_state()
-            mask = self._mask_of(state)
+            mask = self.mathy.flat_valid_moves(state)
             observation = self._observe(
                 state, self.mathy.valid_moves_array(state), mask
             )
@@ -289,7 +289,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             no_moves = np.zeros((len(self.mathy.rules), 0), np.int8)
             observation = self._observe(state, no_moves, mask)
         else:
-            mask = self._mask_of(next_state)
+            mask = self.mathy.flat_valid_moves(next_state)
             observation = self._observe(
                 next_state, self.mathy.valid_moves_array(next_state), mask
             )
@@ -390,13 +390,6 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             return mathy.state_from_problem(self._problem, config), None
         state, problem = mathy.fitting_initial_state(config)
         return state, problem
-
-    def _mask_of(self, state: MathyEnvState) -> npt.NDArray[np.int8]:
-        """The flat `(rule, node)` mask of a state, padded to `action_size`."""
-        valid_moves = self.mathy.valid_moves_array(state)
-        mask = np.zeros((valid_moves.shape[0], self.mathy.max_seq_len), np.int8)
-        mask[:, : valid_moves.shape[1]] = valid_moves
-        return mask.reshape(-1)
 
     def _observe(
         self,
