@@ -7,12 +7,23 @@ import numpy.typing as npt
 from mathy_core import BaseRule, ExpressionParser, MathExpression
 
 from .limits import MAX_RULES, quote, shorten, type_name
-from .masks import MaskArray, MaskCache, Sweep, checked_mask
+from .lru import LRUCache
+from .masks import (
+    MASK_CACHE_SIZE,
+    MaskArray,
+    MaskCache,
+    MoveResults,
+    Sweep,
+    checked_mask,
+    least_visited,
+    same_value_of,
+)
+from .rules import are_core_rules
 from .admission import admit
 from .caches import ExpressionCache, expression_cache
 from .expressions import ParsedExpression, private_entry
 from .parsers import default_parser
-from .tree_ops import copy_tree, node_at_index
+from .tree_ops import apply_rule, copy_tree, node_at_index
 from .state import MathyEnvState, check_state
 from .trees import check_tree
 from .types import ActionType
@@ -146,6 +157,7 @@ class ActionSpace:
     _rules: List[BaseRule]
     _parser: ExpressionParser
     _masks: MaskCache
+    _results: LRUCache[str, Tuple[MaskArray, MoveResults]]
 
     @property
     def rules(self) -> List[BaseRule]:
@@ -187,6 +199,8 @@ class ActionSpace:
     def __setstate__(self, state: Dict[str, Any]) -> None:
         parser = state.pop("_parser")
         self.__dict__.update(state)
+        # Pickles of envs made before the move results were cached.
+        self.__dict__.setdefault("_results", LRUCache(MASK_CACHE_SIZE))
         self.parser = parser if parser is not None else default_parser()
 
     @property
@@ -204,6 +218,29 @@ class ActionSpace:
         private copy of the cached tree: yours to keep and change."""
         return private_entry(self._expressions.parse(text))
 
+    def printed_text(self, text: str) -> str:
+        """`text` as mathy_core prints its parse (its spacing, no redundant
+        parentheses): two texts of the same tree print the same. `ValueError`
+        when it does not parse or is out of the supported range."""
+        return self._expressions.parse(text).printed()
+
+    def has_same_value(self, text: str, other: str) -> bool:
+        """Whether `other` has the exact value of `text` (both parsed by the env),
+        tested as a move's result is tested (`mathy_envs.values`). `ValueError`
+        when either does not parse or is out of the supported range."""
+        return same_value_of(self._expressions.parse(text), self._expressions.parse(other))
+
+    def node_text(self, text: str, index: int) -> str:
+        """The subexpression rooted at the `index`-th node (in-order, a mask
+        column) of `text`, as mathy_core prints it. `ValueError` when `text`
+        does not parse or has no such node."""
+        nodes = self._expressions.parse(text).nodes
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not (
+            0 <= index < len(nodes)
+        ):
+            raise ValueError(f"node index {quote(index, 40)} is out of range [0, {len(nodes)})")
+        return str(nodes[index])
+
     def node_count(self, text: str) -> int:
         """The number of nodes of the parsed `text`."""
         return len(self._expressions.parse(text))
@@ -217,10 +254,69 @@ class ActionSpace:
         """`valid_moves_array` as one flat int8 vector of `action_size` entries:
         entry `rule * max_seq_len + node`, zero past the expression's nodes (a
         new array, yours to change)."""
-        moves = self.valid_moves_array(env_state)
+        return self.flat_moves(self.valid_moves_array(env_state))
+
+    def move_results(self, env_state: MathyEnvState) -> Dict[ActionType, str]:
+        """The text each valid move of the state's expression gives, by
+        `(rule_index, node_index)` (a new dict): what `get_next_state` would make
+        the expression. Computed once per distinct expression text."""
+        text = check_state(env_state).agent.problem
+        return {(rule, node): out for rule, node, out in self._results_of(text)}
+
+    def least_visited_moves_array(self, env_state: MathyEnvState) -> MaskArray:
+        """`valid_moves_array` less the moves whose result the episode has visited
+        more often than another valid move's result (a read-only array): while
+        any valid move leads to an expression not in the state's history, only
+        such moves; otherwise those whose expression was visited least often.
+        Every move of a solution that never returns to an expression (a
+        shortest solution, for one) is offered."""
+        state = check_state(env_state)
+        text = state.agent.problem
+        visits: Dict[str, int] = {}
+        for step in state.agent.history:
+            visits[step[0]] = visits.get(step[0], 0) + 1
+        mask = self.valid_moves_array(state)
+        own = self._mask_of(text)
+        # The env's own mask (not a subclass's): the results are its moves.
+        return least_visited(mask, self._results_of(text, own), visits, mask is own)
+
+    def flat_moves(self, moves: MaskArray) -> npt.NDArray[np.int8]:
+        """A `(rules, nodes)` move mask as one flat int8 vector of `action_size`
+        entries: entry `rule * max_seq_len + node`, zero past the expression's
+        nodes (a new array, yours to change)."""
         flat = np.zeros((moves.shape[0], self.max_seq_len), np.int8)
         flat[:, : moves.shape[1]] = moves
         return flat.reshape(-1)
+
+    def _results_of(self, text: str, mask: Optional[MaskArray] = None) -> MoveResults:
+        """`(rule, node, result text)` of each valid move of `text`, in mask
+        order, kept with the mask they were computed for (the rules may change).
+        The native core writes a result where it can (the core rules on a text
+        it parsed; proven equal to mathy_core's), mathy_core's rule applied to a
+        copy of the tree writes the others."""
+        if mask is None:
+            mask = self._mask_of(text)
+        kept = self._results.get(text)
+        if kept is not None and kept[0] is mask:
+            return kept[1]
+        parsed = self._expressions.parse(text)
+        native = parsed.native if are_core_rules(self._rules) else None
+        written: List[Tuple[int, int, Optional[str]]]
+        if native is not None and mask.shape[1] == len(native):
+            written = native.apply_mask(mask)
+        else:
+            rows, columns = np.nonzero(mask)
+            written = [(rule, node, None) for rule, node in zip(rows.tolist(), columns.tolist())]
+        results: List[Tuple[int, int, str]] = []
+        for rule, node, out in written:
+            if out is None:
+                change = apply_rule(copy_tree(parsed.tree), self._rules[rule], node, text)
+                assert change.result is not None
+                out = str(change.result.get_root())
+            results.append((rule, node, out))
+        made = tuple(results)
+        self._results.put(text, (mask, made))
+        return made
 
     def _mask_of(self, text: str) -> MaskArray:
         return self._masks.get(text, self._rules, lambda sweep: self._compute_mask(text, sweep))

@@ -141,13 +141,18 @@ class StepBatch:
         params: the problem arguments (difficulty) of every episode
         revisits: observations carry the revisit feature (how many times the
             episode saw its expression before), as `MathyGymEnv`'s do by default
+        mask_revisits: masks (in `masks` and in the observations) offer only the
+            valid moves whose result the episode visited least often, as
+            `MathyGymEnv`'s do by default; a move left out stays legal
 
     After `reset` and each `step`, the arrays hold one row per episode:
 
     - `observations`: `(num_envs, 4 + 2L + R*L)` float32 (`3 + 2L + R*L`
       without `revisits`), the flat observation (`mathy_envs.observations.flat`,
       normalized) of each episode's state;
-    - `masks`: `(num_envs, R*L)` int8, its valid actions (action `rule * L + node`);
+    - `masks`: `(num_envs, R*L)` int8, the valid actions it is offered (action
+      `rule * L + node`; with `mask_revisits`, less the moves back to more
+      visited expressions);
     - `rewards` (float64), `terminated`, `truncated` and `won` (bool): what the
       last step gave each episode (all zero for an episode that was reset
       instead); `won` as `MathyGymEnv`'s `info["win"]`: the step ended the
@@ -163,6 +168,7 @@ class StepBatch:
         num_envs: int,
         params: Optional[MathyEnvProblemArgs] = None,
         revisits: bool = True,
+        mask_revisits: bool = True,
     ) -> None:
         if not isinstance(env, MathyEnv):
             raise ValueError(f"env must be a MathyEnv, got {type_name(env)} {quote(env, 60)}")
@@ -174,12 +180,15 @@ class StepBatch:
             raise ValueError(
                 f"params must be MathyEnvProblemArgs or None, got {type_name(params)}"
             )
-        if not isinstance(revisits, (bool, np.bool_)):
-            raise ValueError(f"revisits must be a bool, got {quote(revisits, 40)}")
+        for name, flag in (("revisits", revisits), ("mask_revisits", mask_revisits)):
+            if not isinstance(flag, (bool, np.bool_)):
+                raise ValueError(f"{name} must be a bool, got {quote(flag, 40)}")
         self.env = env
         self.num_envs = int(num_envs)
         self.revisits = bool(revisits)
         """Whether observations carry the revisit feature."""
+        self.mask_revisits = bool(mask_revisits)
+        """Whether masks leave out the moves back to more visited expressions."""
         self.params = params if params is not None else MathyEnvProblemArgs()
         length, rules = env.max_seq_len, len(env.rules)
         self._length = length
@@ -203,6 +212,16 @@ class StepBatch:
         # (yours to read, or even to change) is refreshed from after each call.
         self._valid = np.zeros_like(self.masks)
         self._mask_rows = list(self._valid)
+        # The masks shown (`masks` and the observations' mask slice): the valid
+        # ones, less the moves back to more visited expressions with
+        # `mask_revisits`.
+        self._offered = np.zeros_like(self.masks) if self.mask_revisits else self._valid
+        self._offered_rows = list(self._offered)
+        # Each row's valid moves as a (rules, L) grid, and its observation's
+        # mask slice (views, made once).
+        self._valid_grids = [row.reshape(rules, length) for row in self._mask_rows]
+        self._offered_grids = [row.reshape(rules, length) for row in self._offered_rows]
+        self._mask_values = [row[flat_head(self.revisits) + 2 * length :] for row in self._rows]
         self._rules_seen: List[Dict[str, Any]] = []
         self._actions = rules * length
         self._lock = threading.Lock()
@@ -228,7 +247,7 @@ class StepBatch:
         self._rules_seen = self._rules_now()
         native = self._native_step_rules()
         self._episodes = [self._start(index, native) for index in range(self.num_envs)]
-        self.masks[:] = self._valid
+        self.masks[:] = self._offered
         self.rewards[:] = 0.0
         self.terminated[:] = False
         self.truncated[:] = False
@@ -303,7 +322,7 @@ class StepBatch:
                 made = self._step(episode, index, divmod(action, length))
             rewards[index], terminated[index], truncated[index], won[index] = made
             episode.over = made[1] or made[2]
-        self.masks[:] = self._valid
+        self.masks[:] = self._offered
         self.rewards[:] = rewards
         self.terminated[:] = terminated
         self.truncated[:] = truncated
@@ -382,6 +401,7 @@ class StepBatch:
         self._write_head(
             row, episode.made.agent.problem_type, episode_time(max_moves, left), visits
         )
+        self._offer(index, episode)
         return float(reward), terminated, left <= 0, terminated and reward > 0
 
     def _write_head(
@@ -416,6 +436,7 @@ class StepBatch:
             self._write(index, before, oversize=True)
         else:
             self._write(index, state)
+        self._offer(index, episode)
         terminated = is_terminal_transition(time_step)
         reward = float(time_step.reward)
         won = terminated and not oversize and reward > 0
@@ -438,8 +459,10 @@ class StepBatch:
             ) is not None:
                 self._write_head(row, state.agent.problem_type, state.time, 1)
                 episode.native = expression
+                self._offer(index, episode)
                 return episode
         self._write(index, state)
+        self._offer(index, episode)
         return episode
 
     def _write(self, index: int, state: MathyEnvState, oversize: bool = False) -> None:
@@ -459,6 +482,35 @@ class StepBatch:
             obs_type="flat",
             revisits=self.revisits,
         )
+
+    def _offer(self, index: int, episode: _Episode) -> None:
+        """With `mask_revisits`, row `index` of the shown masks and its
+        observation's mask slice: the moves `MathyEnv.least_visited_moves_array`
+        offers in the episode's state (its valid moves, just written, less the
+        moves back to more visited expressions); computed by the native core
+        where it took the step."""
+        if not self.mask_revisits:
+            return
+        valid = self._mask_rows[index]
+        offered = self._offered_rows[index]
+        offered[:] = valid
+        expression = episode.native
+        if expression is not None and expression.offer(
+            self._valid_grids[index][:, : len(expression)],
+            episode.visits,
+            offered,
+            self._mask_values[index],
+            self._length,
+        ):
+            return
+        if not valid.any():
+            return  # no valid move (an oversize step shows none)
+        # The env's own answer (a subclass may change it).
+        moves = self.env.least_visited_moves_array(episode.state)
+        grid = self._offered_grids[index]
+        grid[:] = 0
+        grid[:, : moves.shape[1]] = moves
+        self._mask_values[index][:] = offered
 
     def _rules_now(self) -> List[Dict[str, Any]]:
         """The env's rules as the masks depend on them: each rule object and its

@@ -11,6 +11,11 @@ The floor, for the same steps: the time mathy_core alone needs for one
 `can_apply_to` sweep of every rule over every node, one `apply_to`, one `str()` of
 the result and the parse of that text (what any env must do to know the next
 state's valid moves), on trees parsed and listed beforehand.
+
+The text interface (`mathy_envs.text`), on the same kind of play: the time of a
+prompt (with its numbered moves), of the verdict on a reply that writes one valid
+move, and of the verdict on a reply that keeps the value but skips steps, next
+to the time of the env step itself.
 """
 
 import gc
@@ -34,6 +39,7 @@ from .observations import ObservationType
 from .caches import expression_cache
 from .parsers import default_parser
 from .state import MathyEnvState
+from .text import REWRITE, prompt_text, read_reply, text_moves
 from .time_step import is_terminal_transition
 from .types import ActionType, MathyEnvDifficulty, MathyEnvProblemArgs
 
@@ -63,6 +69,7 @@ class BenchResult:
     memory_mb: float
     memory_states: int
     vector: Optional[VectorResult]
+    text_us: Dict[str, float] = field(default_factory=dict)
 
 
 def _cold_env(env_class: Type[MathyEnv]) -> MathyEnv:
@@ -169,6 +176,44 @@ def observation_micros(repeats: int) -> Dict[str, float]:
     return result
 
 
+def text_micros(steps: int) -> Dict[str, float]:
+    """Microseconds per env step, prompt and verdict over `steps` steps of
+    seeded masked random play on PolySimplify normal, each state's prompt and
+    verdicts made once, with cold caches (as a new state's are)."""
+    env = _cold_env(PolySimplify)
+    env.seed(SEED)
+    rng = np.random.default_rng(SEED)
+    config = MathyEnvProblemArgs(MathyEnvDifficulty.normal)
+    state, _ = env.get_initial_state(config, print_problem=False)
+    spent = {"step": 0.0, "prompt": 0.0, "verdict_accepted": 0.0, "verdict_refused": 0.0}
+    clock = time.perf_counter
+    for _ in range(steps):
+        started = clock()
+        moves = text_moves(env, state)
+        prompt_text(env, state, REWRITE, True, moves)
+        prompted = clock()
+        if not moves:
+            state, _ = env.get_initial_state(config, print_problem=False)
+            continue
+        move = moves[int(rng.integers(len(moves)))]
+        read_reply(env, state, move.result, REWRITE, moves)
+        accepted = clock()
+        # The problem itself rewritten as "0 + it": the same value, no one move.
+        read_reply(env, state, f"0 + {state.agent.problem}", REWRITE, moves)
+        refused = clock()
+        next_state, time_step, _ = env.get_next_state(state, move.action)
+        env.valid_moves_array(next_state)
+        stepped = clock()
+        spent["prompt"] += prompted - started
+        spent["verdict_accepted"] += accepted - prompted
+        spent["verdict_refused"] += refused - accepted
+        spent["step"] += stepped - refused
+        state = next_state
+        if is_terminal_transition(time_step):
+            state, _ = env.get_initial_state(config, print_problem=False)
+    return {name: seconds / steps * 1e6 for name, seconds in spent.items()}
+
+
 def held_bytes(roots: List[object]) -> int:
     """Bytes of every object reachable from `roots` (each counted once), not
     counting classes, functions and modules."""
@@ -218,7 +263,7 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
     steps = 400 if quick else 3000
     repeats = 1 if quick else 3
     results = []
-    parts = len(WORKLOADS) + 3
+    parts = len(WORKLOADS) + 4
     for index, env_class in enumerate(WORKLOADS, start=1):
         report(f"[{index}/{parts}] {env_class.__name__}: steps/s per observation type and the floor")
         result = WorkloadResult(env=env_class.__name__, steps=steps)
@@ -239,6 +284,8 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
         result.us_per_step = 1e6 / result.steps_per_second[ObservationType.FLAT.value]
         result.floor_multiple = result.us_per_step / result.floor_us_per_step
         results.append(result)
+    report(f"[{parts - 3}/{parts}] the text interface: prompts and verdicts")
+    text_us = min((text_micros(200 if quick else 1000) for _ in range(repeats)), key=lambda r: r["prompt"])
     report(f"[{parts - 2}/{parts}] observation building per type")
     observation_us = observation_micros(300 if quick else 3000)
     report(f"[{parts - 1}/{parts}] memory of held states")
@@ -253,6 +300,7 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
         memory_mb=memory,
         memory_states=states,
         vector=vector,
+        text_us=text_us,
     )
 
 
@@ -286,6 +334,16 @@ def run_bench(
     print(f"to_observation of a {result.observation_nodes}-node expression:", file=out)
     for name, micros in result.observation_us.items():
         print(f"  {name:16} {micros:8.1f} us", file=out)
+    print(file=out)
+    text = result.text_us
+    print("text interface (mathy_envs.text), PolySimplify normal, per state:", file=out)
+    for name, label in (
+        ("step", "env step (get_next_state + mask)"),
+        ("prompt", "prompt with its numbered moves"),
+        ("verdict_accepted", "verdict: one valid move"),
+        ("verdict_refused", "verdict: same value, not one move"),
+    ):
+        print(f"  {label:36} {text[name]:8.1f} us ({text[name] / text['step']:.1f} steps)", file=out)
     print(file=out)
     print(
         f"memory: {result.memory_states:,} states held in a list: "

@@ -233,6 +233,51 @@ def cmd_dataset(args: argparse.Namespace, out: IO[str]) -> int:
     return 0
 
 
+def cmd_play(args: argparse.Namespace, out: IO[str]) -> int:
+    from .text import CHOOSE, REWRITE, TextEpisode
+    from .text.drawing import tree_lines
+    from .text.replies import answer_line, names_a_move
+
+    env: MathyEnv = _env_class(args.env)()
+    difficulty = _difficulty(args.difficulty)
+    seed = _seed(args.seed)
+    episode = TextEpisode(env, params=MathyEnvProblemArgs(difficulty))
+    episode.reset(seed=seed, problem=args.problem)
+    total = 0.0
+    print("Type the expression one move gives, or a move's number; 'q' quits.", file=out)
+    while True:
+        state = episode.state
+        assert state is not None
+        print("", file=out)
+        print("\n".join(tree_lines(env, state.agent.problem)), file=out)
+        print(episode.prompt(), file=out)
+        print("> ", end="", file=out, flush=True)
+        line = sys.stdin.readline()
+        if not sys.stdin.isatty():
+            print(line.rstrip("\n"), file=out)  # a transcript shows the replies
+        if not line or line.strip().lower() in ("q", "quit", "exit"):
+            print("", file=out)
+            print(f"stopped after {len(state.agent.history) - 1} moves, total reward {total:.2f}", file=out)
+            return 0
+        mode = CHOOSE if names_a_move(answer_line(line)) else REWRITE
+        step = episode.step(line, mode)
+        total += step.reward
+        verdict = step.verdict
+        print(f"{verdict.kind}: {verdict.reason} (reward {step.reward:.2f})", file=out)
+        if step.done:
+            final = episode.state
+            assert final is not None
+            print("", file=out)
+            print("\n".join(tree_lines(env, final.agent.problem)), file=out)
+            ending = "won" if step.won else "lost"
+            print(
+                f"{ending}: {final.agent.problem} after {len(final.agent.history) - 1} moves, "
+                f"total reward {total:.2f}",
+                file=out,
+            )
+            return 0
+
+
 def cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
     from .bench import run_bench
 
@@ -320,6 +365,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", required=True, help=f"the folder to write {FILE_NAME} into"
     )
     dataset.set_defaults(run=cmd_dataset)
+
+    play = commands.add_parser(
+        "play", help="play an episode by typing rewrites or move numbers, as a language model would"
+    )
+    play.add_argument("env", nargs="?", default="poly", help=f"one of: {', '.join(ENV_TASKS)} (default poly)")
+    play.add_argument("--difficulty", "-d", default="easy", help="easy, normal or hard")
+    play.add_argument("--seed", type=int, default=None, help="seed of the problem")
+    play.add_argument("--problem", default=None, help='a problem text to play instead, e.g. "4x + 2y + 2x"')
+    play.set_defaults(run=cmd_play)
 
     bench = commands.add_parser("bench", help="measure step and observation throughput")
     bench.add_argument("--json", action="store_true", help="print the results as JSON")

@@ -20,7 +20,8 @@ from .limits import (
     shorten,
     type_name,
 )
-from .masks import MaskCache
+from .lru import LRUCache
+from .masks import MASK_CACHE_SIZE, MaskArray, MaskCache, MoveResults
 from .observations import MathyObservation, ObservationKind, ObservationType
 from .parsers import default_parser, parse_text
 from .tree_ops import DeferredChange, apply_at, apply_rule, copy_tree, is_library_code
@@ -141,6 +142,7 @@ class MathyEnv(ActionSpace, Rendering):
         """Whether commutative swap may reorder terms already in the preferred `4x`
         form."""
         self._masks = MaskCache()
+        self._results: LRUCache[str, Tuple[MaskArray, MoveResults]] = LRUCache(MASK_CACHE_SIZE)
         self.rules = (
             rules if rules is not None else self.core_rules(preferred_term_commute)
         )

@@ -54,6 +54,7 @@ def random_episode(
     rng: np.random.Generator,
     max_steps: Optional[int] = None,
     record: bool = False,
+    mask_revisits: bool = False,
 ) -> RandomEpisode:
     """Play uniformly random valid actions from `state` until the episode ends.
 
@@ -78,6 +79,9 @@ def random_episode(
             ended (None: no limit besides the episode's own move budget)
         record: also return every step as a `Transition` (the state it was
             taken in, the action and its time step)
+        mask_revisits: draw among the moves `MathyGymEnv` offers by default
+            (`env.least_visited_moves_array(state)`: no move back to a more
+            visited expression) instead of every valid move
 
     Returns:
         The last state, whether the episode was won, the total reward, the
@@ -87,7 +91,7 @@ def random_episode(
     Raises:
         ValueError: `env` is not a `MathyEnv`, `state` not a `MathyEnvState`,
             `rng` not a `numpy.random.Generator`, `max_steps` neither None nor a
-            non-negative int, or `record` not a bool
+            non-negative int, or `record` or `mask_revisits` not a bool
     """
     if not isinstance(env, MathyEnv):
         raise ValueError(f"env must be a MathyEnv, got {quote(env)}")
@@ -105,8 +109,10 @@ def random_episode(
         raise ValueError(
             f"max_steps must be None or a non-negative int, got {quote(max_steps)}"
         )
-    if not isinstance(record, (bool, np.bool_)):
-        raise ValueError(f"record must be True or False, got {quote(record)}")
+    for name, flag in (("record", record), ("mask_revisits", mask_revisits)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise ValueError(f"{name} must be True or False, got {quote(flag)}")
+    moves_of = env.least_visited_moves_array if mask_revisits else env.valid_moves_array
     limit = -1 if max_steps is None else int(max_steps)
     recorded: Optional[List[Transition]] = [] if record else None
     start = env.get_state_transition(state)
@@ -116,7 +122,7 @@ def random_episode(
         )
     total, steps = 0.0, 0
     while steps != limit:
-        action = sample_valid_action(env.valid_moves_array(state), rng)
+        action = sample_valid_action(moves_of(state), rng)
         if action is None:
             break
         next_state, time_step, _ = env.get_next_state(state, action)

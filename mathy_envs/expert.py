@@ -4,8 +4,11 @@ train on (behavioural cloning, offline RL), and their Parquet files.
 `expert_steps(env, count, seed)` draws `count` problems from any `MathyEnv` (a
 built-in one or yours), solves each with the swarm planner, and replays every
 solved problem with `get_next_state`: one `ExpertStep` per move, with the mask
-the move was chosen from and the reward it got. Problems the planner does not
-solve give no rows. `write_parquet` writes the rows to `trajectories.parquet` in
+the move was chosen from and the reward it got. A solution that returns to an
+expression it has passed (the planner may take a move that leaves the text as it
+is) is replayed with that loop cut out, when the shorter one still wins, so that
+every move leads to a new expression. Problems the planner does not solve give
+no rows. `write_parquet` writes the rows to `trajectories.parquet` in
 a folder, one row a step, with the columns of `COLUMNS` (it needs `pyarrow`:
 `pip install "mathy_envs[data]"`); `pandas.read_parquet` and
 `datasets.load_dataset("parquet", data_dir=...)` read it as it is.
@@ -28,6 +31,7 @@ import numpy.typing as npt
 from .env import MathyEnv
 from .limits import quote, type_name
 from .settings import check_seed
+from .state import MathyEnvState
 from .swarm import SwarmConfig, swarm_solve
 from .time_step import is_terminal_transition
 from .types import MathyEnvProblemArgs
@@ -50,7 +54,9 @@ COLUMNS: Tuple[Tuple[str, str, str], ...] = (
     (
         "mask",
         "list<int8>",
-        "the valid actions of `expression`, flat (rules * max_seq_len, 0/1)",
+        "the actions offered in `expression`, flat (rules * max_seq_len, 0/1): the "
+        "valid ones, less the moves back to more visited expressions unless "
+        "mask_revisits=False",
     ),
     ("reward", "float64", "the reward of the move"),
     ("done", "bool", "the move ended the episode (a win: the trajectory's last step)"),
@@ -97,6 +103,7 @@ def expert_steps(
     params: Optional[MathyEnvProblemArgs] = None,
     config: Optional[SwarmConfig] = None,
     progress: Optional[Callable[[int], None]] = None,
+    mask_revisits: bool = True,
 ) -> ExpertData:
     """Draw `count` problems of `params` (easy when None) from `env` seeded with
     `seed`, solve them with the swarm planner and return the moves of the solved
@@ -110,6 +117,9 @@ def expert_steps(
         config: the planner's settings (`SwarmConfig()` when None); its `seed`
             is replaced by the problem's index
         progress: called with the number of problems done after each one
+        mask_revisits: each row's mask is the one `MathyGymEnv` offers by default
+            (`MathyEnv.least_visited_moves_array`); False: the valid moves
+            (`valid_moves_array`)
 
     Raises `ValueError` for a bad argument.
     """
@@ -128,6 +138,8 @@ def expert_steps(
         raise ValueError(f"config must be a SwarmConfig or None, got {type_name(config)}")
     if progress is not None and not callable(progress):
         raise ValueError(f"progress must be callable or None, got {type_name(progress)}")
+    if not isinstance(mask_revisits, (bool, np.bool_)):
+        raise ValueError(f"mask_revisits must be a bool, got {quote(mask_revisits, 40)}")
     settings = SwarmConfig() if config is None else config
     settings.check()
     env.seed(int(seed))
@@ -137,22 +149,62 @@ def expert_steps(
     for index, start in enumerate(starts):
         planned = swarm_solve(start, dataclasses.replace(settings, seed=index), env)
         if planned.solved and planned.actions:
-            steps.extend(_replay(env, index, start, planned.actions))
+            actions = without_loops(env, start, planned.actions)
+            steps.extend(_replay(env, index, start, actions, bool(mask_revisits)))
             solved += 1
         if progress is not None:
             progress(index + 1)
     return ExpertData(steps, int(count), solved)
 
 
+def without_loops(
+    env: MathyEnv, start: MathyEnvState, actions: List[Tuple[int, int]]
+) -> List[Tuple[int, int]]:
+    """`actions` (a winning episode from `start`, such as the swarm planner's
+    `SwarmResult.actions`) less every stretch that returns to an expression
+    passed before (a move that leaves the text as it is, a swap and its undo),
+    when the shorter episode still ends in a win (it may not where the goal
+    reads the history); else `actions`."""
+    kept: List[Tuple[int, int]] = []
+    texts = [start.agent.problem]
+    state = start
+    for action in actions:
+        state, _, _ = env.get_next_state(state, action)
+        text = state.agent.problem
+        if text in texts:
+            # Back to where the episode was after `texts.index(text)` moves.
+            del kept[texts.index(text) :]
+            del texts[texts.index(text) + 1 :]
+        else:
+            kept.append(action)
+            texts.append(text)
+    if len(kept) == len(actions):
+        return actions
+    state = start
+    for position, action in enumerate(kept):
+        state, step, _ = env.get_next_state(state, action)
+        if is_terminal_transition(step):
+            return kept if position == len(kept) - 1 and step.reward > 0 else actions
+    return actions
+
+
 def _replay(
-    env: MathyEnv, problem_id: int, start: Any, actions: List[Tuple[int, int]]
+    env: MathyEnv,
+    problem_id: int,
+    start: Any,
+    actions: List[Tuple[int, int]],
+    mask_revisits: bool,
 ) -> List[ExpertStep]:
     """The moves of a solved problem, replayed with `get_next_state`."""
     rows: List[ExpertStep] = []
     length = env.max_seq_len
     state = start
     for step, (rule_index, node) in enumerate(actions):
-        mask = env.flat_valid_moves(state)
+        mask = env.flat_moves(
+            env.least_visited_moves_array(state)
+            if mask_revisits
+            else env.valid_moves_array(state)
+        )
         after, time_step, _ = env.get_next_state(state, (rule_index, node))
         rows.append(
             ExpertStep(
@@ -252,5 +304,6 @@ __all__ = (
     "FILE_NAME",
     "check_folder",
     "expert_steps",
+    "without_loops",
     "write_parquet",
 )

@@ -58,6 +58,15 @@ class ParsedExpression:
     def layout(self) -> NodeLayout:
         return NodeLayout(self.tree)
 
+    def printed(self) -> str:
+        """The text as mathy_core prints the parsed tree (its spacing, and no
+        redundant parentheses): the native core's print where it parsed the
+        text (the same text, tests/test_native_trees.py proves it), else the
+        tree's `str()`."""
+        if self.native is not None:
+            return str(self.native.text())
+        return str(self.tree)
+
     @property
     def nodes(self) -> Tuple[MathExpression, ...]:
         """The tree's nodes in action (in-order) order."""

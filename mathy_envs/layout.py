@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 from mathy_core import MathExpression, MathTypeKeys
 
+from .frozen import frozen
 from .lazy import lazy
 from .shapes import subtree_shapes
 from .traversal import IndexWalk, TreeWalk, walk_tree
@@ -335,9 +336,9 @@ _ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
 
 
 def _read_only(array: _ArrayT) -> _ArrayT:
-    """`array`, made read-only: the arrays of a layout are shared by every caller."""
-    array.setflags(write=False)  # half the cost of `array.flags.writeable = False`
-    return array
+    """`array`, made read-only for good (`mathy_envs.frozen`): the arrays of a
+    layout are shared by every caller."""
+    return frozen(array)
 
 
 def _float32s(numbers: List[int]) -> npt.NDArray[np.float32]:

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 from mathy_core import BaseRule, MathExpression
 
+from .frozen import frozen
 from .lru import LRUCache, Memo
 from .caches import ExpressionCache
 from .expressions import ParsedExpression
@@ -221,6 +222,18 @@ def keeps_value(
     return check.keeps_value(after.tree, rewritten)
 
 
+def same_value_of(before: ParsedExpression, after: ParsedExpression) -> bool:
+    """Whether `after` has the exact value of `before` (`values.ValueCheck`,
+    computed by the native core where both are its parses and within its
+    reach), as masks test a move's result."""
+    check = _value_check(before, before.native)
+    if before.native is not None and after.native is not None:
+        kept = check.native_keeps_value(before.native, after.native)
+        if kept is not None:
+            return kept
+    return check.keeps_value(after.tree)
+
+
 def _value_check(parsed: ParsedExpression, native: Optional[Any]) -> ValueCheck:
     """A `ValueCheck` of `parsed`; with `native` (its native parse, when the
     native core checks the rewrites), one that makes the tree only if a check
@@ -309,6 +322,58 @@ def checked_mask(
     return mask
 
 
+MoveResults = Tuple[Tuple[int, int, str], ...]
+"""`(rule, node, result text)` of each valid move of an expression, in mask
+order."""
+
+
+def more_visited(results: Sequence[Optional[str]], visits: Dict[str, int]) -> List[int]:
+    """The positions in `results` (the result texts of valid moves; None where
+    one is not known) whose text was visited (`visits`: times per text) more
+    often than another's: the moves an agent is not offered when masks leave
+    out revisits. A move of unknown result is never among them."""
+    counts = [None if out is None else visits.get(out, 0) for out in results]
+    known = [count for count in counts if count is not None]
+    if not known:
+        return []
+    least = min(known)
+    if max(known) == least:
+        return []
+    return [
+        position for position, count in enumerate(counts) if count is not None and count > least
+    ]
+
+
+def least_visited(
+    mask: MaskArray, results: MoveResults, visits: Dict[str, int], aligned: bool = False
+) -> MaskArray:
+    """`mask` (read-only) less the moves that `more_visited` names among its
+    valid moves, whose result texts `results` gives (`aligned`: `results` has
+    exactly the moves of `mask`, in order): `mask` itself when there are none,
+    else a new read-only array."""
+    if aligned:
+        counts = [visits.get(out, 0) for _, _, out in results]
+        if not counts or max(counts) == min(counts):
+            return mask
+        least = min(counts)
+        offered: MaskArray = mask.copy()
+        for (rule, node, _), count in zip(results, counts):
+            if count > least:
+                offered[rule, node] = 0
+        return frozen(offered)
+    else:
+        by_move = {(rule, node): out for rule, node, out in results}
+        moves = [(int(rule), int(node)) for rule, node in zip(*np.nonzero(mask))]
+        texts = [by_move.get(move) for move in moves]
+    dropped = more_visited(texts, visits)
+    if not dropped:
+        return mask
+    offered = mask.copy()
+    for position in dropped:
+        offered[moves[position]] = 0
+    return frozen(offered)
+
+
 class MaskCache:
     """Read-only masks by expression text, for one list of rule objects.
 
@@ -338,8 +403,7 @@ class MaskCache:
             sweep = self._sweep = Sweep(rules)
         mask = self._masks.get(text)
         if mask is None:
-            mask = compute(sweep)
-            mask.flags.writeable = False
+            mask = frozen(compute(sweep))
             self._masks.put(text, mask)
         return mask
 
@@ -349,10 +413,14 @@ __all__ = (
     "SHAPE_MEMORY_SIZE",
     "MaskArray",
     "MaskCache",
+    "MoveResults",
     "Sweep",
     "candidate_mask",
     "checked_mask",
     "keeps_value",
+    "least_visited",
+    "more_visited",
     "remove_unsound",
     "rows_to_check",
+    "same_value_of",
 )

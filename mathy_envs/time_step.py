@@ -5,11 +5,11 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from .frozen import frozen
+
 
 def _frozen_step(value: int) -> npt.NDArray[np.int32]:
-    array = np.asarray([value], dtype=np.int32)
-    array.flags.writeable = False
-    return array
+    return frozen(np.asarray([value], dtype=np.int32))
 
 
 class StepType:

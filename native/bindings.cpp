@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "expression.hpp"
 
@@ -283,6 +285,93 @@ PYBIND11_MODULE(_native, module) {
              "is applied at in-order node `node` by mathy_core's `apply_to`, or None "
              "where the rule does not apply there or the native core leaves the "
              "arithmetic to mathy_core.")
+        .def("apply_mask",
+             [](const Parsed& self, py::buffer mask) {
+                 const py::buffer_info info = mask.request();
+                 if (info.ndim != 2 || info.itemsize != 1) {
+                     throw std::invalid_argument("apply_mask takes a (rules, nodes) int8 mask");
+                 }
+                 const auto* cells = static_cast<const int8_t*>(info.ptr);
+                 const py::ssize_t rows = info.shape[0];
+                 const py::ssize_t columns = info.shape[1];
+                 py::list out;
+                 for (py::ssize_t rule = 0; rule < rows; ++rule) {
+                     for (py::ssize_t column = 0; column < columns; ++column) {
+                         const auto at = rule * info.strides[0] + column * info.strides[1];
+                         if (!cells[at]) continue;
+                         Tree rewritten;
+                         std::string text;
+                         py::object written = py::none();
+                         if (rewrite(self, static_cast<int>(rule), static_cast<int>(column),
+                                     rewritten, text, nullptr)) {
+                             written = py::str(text);
+                         }
+                         out.append(py::make_tuple(rule, column, written));
+                     }
+                 }
+                 return out;
+             },
+             py::arg("mask"),
+             "`(rule, node, apply(rule, node))` of every nonzero cell of `mask` (a "
+             "`(rules, nodes)` int8 array, rules in action order), row by row: the "
+             "text each move gives, None where `apply` gives None.")
+        .def("offer",
+             [](const Parsed& self, py::buffer valid, py::dict visits, py::buffer offered,
+                py::buffer mask_values, int length) -> bool {
+                 // masks.py's `more_visited` over the native rewrites of every
+                 // valid cell, written into the batch's rows.
+                 const py::buffer_info cells = valid.request();
+                 const py::buffer_info out = offered.request();
+                 const py::buffer_info values = mask_values.request();
+                 if (cells.ndim != 2 || cells.itemsize != 1 || out.itemsize != 1 ||
+                     values.itemsize != 4 || out.ndim != 1 || values.ndim != 1) {
+                     throw std::invalid_argument("offer: bad mask, offered or values buffer");
+                 }
+                 const auto* grid = static_cast<const int8_t*>(cells.ptr);
+                 std::vector<std::pair<int, int>> moves;
+                 std::vector<std::string> texts;
+                 for (py::ssize_t rule = 0; rule < cells.shape[0]; ++rule) {
+                     for (py::ssize_t column = 0; column < cells.shape[1]; ++column) {
+                         if (!grid[rule * cells.strides[0] + column * cells.strides[1]]) continue;
+                         Tree rewritten;
+                         std::string text;
+                         if (!rewrite(self, static_cast<int>(rule), static_cast<int>(column),
+                                      rewritten, text, nullptr)) {
+                             return false;  // left to mathy_core: the caller decides
+                         }
+                         moves.emplace_back(static_cast<int>(rule), static_cast<int>(column));
+                         texts.push_back(std::move(text));
+                     }
+                 }
+                 if (moves.empty()) return true;
+                 std::unordered_map<std::string, long> seen;
+                 for (const auto& item : visits) {
+                     seen.emplace(py::cast<std::string>(item.first), py::cast<long>(item.second));
+                 }
+                 std::vector<long> counts(moves.size(), 0);
+                 for (std::size_t i = 0; i < moves.size(); ++i) {
+                     const auto found = seen.find(texts[i]);
+                     if (found != seen.end()) counts[i] = found->second;
+                 }
+                 const long least = *std::min_element(counts.begin(), counts.end());
+                 auto* flags = static_cast<int8_t*>(out.ptr);
+                 auto* floats = static_cast<float*>(values.ptr);
+                 for (std::size_t i = 0; i < moves.size(); ++i) {
+                     if (counts[i] <= least) continue;
+                     const py::ssize_t at = moves[i].first * length + moves[i].second;
+                     flags[at * out.strides[0]] = 0;
+                     floats[at * (values.strides[0] / 4)] = 0.0f;
+                 }
+                 return true;
+             },
+             py::arg("valid"), py::arg("visits"), py::arg("offered"), py::arg("mask_values"),
+             py::arg("length"),
+             "With `valid` the `(rules, nodes)` int8 valid-move mask of this expression "
+             "(a view), `visits` the episode's visits per text, and `offered` (int8) and "
+             "`mask_values` (float32) flat rows of `rules * length` cells: zero the cells "
+             "of the valid moves whose result (`apply`) was visited more often than "
+             "another's (masks.py's `more_visited`). False, writing nothing, where a "
+             "rewrite is left to mathy_core.")
         .def("rewrite_reads_as",
              [](const Parsed& self, int rule, int column,
                 const Parsed& other) -> std::optional<bool> {

@@ -30,9 +30,10 @@ from mathy_envs import MathyEnv, envs
 from mathy_envs.actions import NO_VALID_ACTION, sample_valid_actions
 from mathy_envs.envs import PolySimplify
 from mathy_envs.limits import MAX_DEPTH, MAX_NODES
+from mathy_envs.time_step import is_terminal_transition
 from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
 
-from helpers import CORE_RULE_TYPES, FixedEnv, fresh_rules, time_limit
+from helpers import CORE_RULE_TYPES, ENV_DIFFICULTY_CASES, FixedEnv, fresh_rules, time_limit
 from oracles import expected_mask, inorder_nodes
 
 MASKS = np.array(
@@ -558,3 +559,81 @@ def test_flat_valid_moves_is_the_mask_padded_to_action_size() -> None:
     assert (grid[:, : moves.shape[1]] == moves).all() and not grid[:, moves.shape[1] :].any()
     flat[:] = 1  # a new array: the cached mask is untouched
     assert (env.valid_moves_array(state) == moves).all()
+
+
+# -- the results of moves, and the moves offered against revisits --------------------
+
+
+@pytest.mark.parametrize("task,difficulty", ENV_DIFFICULTY_CASES)
+def test_move_results_are_what_get_next_state_makes(
+    task: str, difficulty: MathyEnvDifficulty
+) -> None:
+    env = envs.ENV_TASKS[task](seed=3)
+    state, _ = env.fitting_initial_state(MathyEnvProblemArgs(difficulty))
+    results = env.move_results(state)
+    assert set(results) == {tuple(map(int, move)) for move in np.argwhere(env.valid_moves_array(state))}
+    for move, text in results.items():
+        after, _, _ = env.get_next_state(state, move)
+        assert after.agent.problem == text, (state.agent.problem, move)
+    results.clear()  # a new dict each time
+    assert env.move_results(state)
+
+
+def _visits(state: Any) -> dict:
+    counted: dict = {}
+    for step in state.agent.history:
+        counted[step[0]] = counted.get(step[0], 0) + 1
+    return counted
+
+
+@pytest.mark.parametrize("task,difficulty", ENV_DIFFICULTY_CASES)
+def test_least_visited_moves_are_the_moves_to_the_least_visited_results(
+    task: str, difficulty: MathyEnvDifficulty
+) -> None:
+    """Random play, including moves that are valid but not offered: at every step
+    the offered moves are the valid moves whose result (made by
+    `get_next_state`) the history holds least often."""
+    env = envs.ENV_TASKS[task](seed=5, invalid_action_response="penalize")
+    rng = np.random.default_rng(5)
+    state, _ = env.fitting_initial_state(MathyEnvProblemArgs(difficulty))
+    left_out = 0
+    for _ in range(25):
+        valid = env.valid_moves_array(state)
+        offered = env.least_visited_moves_array(state)
+        assert not offered.flags.writeable and offered.shape == valid.shape
+        moves = [tuple(map(int, move)) for move in np.argwhere(valid)]
+        if not moves:
+            break
+        visits = _visits(state)
+        seen = {
+            move: visits.get(env.get_next_state(state, move)[0].agent.problem, 0)
+            for move in moves
+        }
+        least = min(seen.values())
+        for move, count in seen.items():
+            assert offered[move] == (count == least), (state.agent.problem, move)
+        left_out += sum(count > least for count in seen.values())
+        # Any valid move, offered or not (moves back too).
+        move = moves[int(rng.integers(len(moves)))]
+        state, time_step, _ = env.get_next_state(state, move)
+        if is_terminal_transition(time_step) or state.agent.moves_remaining <= 0:
+            state, _ = env.fitting_initial_state(MathyEnvProblemArgs(difficulty))
+    assert left_out > 0
+
+
+def test_when_every_move_returns_the_least_visited_results_are_offered() -> None:
+    env = PolySimplify()
+    start = env.state_from_text("x + y")
+    swap = (1, 1)  # commutative swap at the +
+    assert env.move_results(start) == {swap: "y + x"}
+    back, _, _ = env.get_next_state(start, swap)
+    # Every move of "y + x" returns to "x + y": all stay offered.
+    assert env.move_results(back) == {swap: "x + y"}
+    assert (env.least_visited_moves_array(back) == env.valid_moves_array(back)).all()
+    # In "4x + 2y + 3x", after one swap the swap back is left out.
+    state = env.state_from_text("4x + 2y + 3x")
+    after, _, _ = env.get_next_state(state, (1, 3))
+    assert env.move_results(after)[(1, 3)] == "4x + 2y + 3x"
+    offered = env.least_visited_moves_array(after)
+    assert env.valid_moves_array(after)[1, 3] == 1 and offered[1, 3] == 0
+    assert offered.sum() == env.valid_moves_array(after).sum() - 1

@@ -35,10 +35,11 @@ from mathy_envs.types import (
 
 
 def expected_row(
-    env: MathyEnv, state: MathyEnvState, revisits: bool = True
+    env: MathyEnv, state: MathyEnvState, revisits: bool = True, mask_revisits: bool = True
 ) -> Tuple[np.ndarray, np.ndarray]:
-    """The flat observation and the flat mask `MathyGymEnv` gives for `state`."""
-    moves = env.valid_moves_array(state)
+    """The flat observation and the flat mask `MathyGymEnv` gives for `state`
+    (with `mask_revisits`, the moves it offers)."""
+    moves = env.least_visited_moves_array(state) if mask_revisits else env.valid_moves_array(state)
     mask = np.zeros((len(env.rules), env.max_seq_len), np.int8)
     mask[:, : moves.shape[1]] = moves
     observation = state.to_observation(
@@ -71,6 +72,7 @@ def replay(
     seed: int,
     scheme: Optional[RewardScheme] = None,
     revisits: bool = True,
+    mask_revisits: bool = True,
     **settings: Any,
 ) -> Tuple[int, int]:
     """Play `steps` batch steps of 6 episodes of `task` and check each against
@@ -80,7 +82,7 @@ def replay(
     if scheme is not None:
         kwargs["reward_scheme"] = scheme
     env, reference = ENV_TASKS[task](**kwargs), ENV_TASKS[task](**kwargs)
-    batch = StepBatch(env, 6, MathyEnvProblemArgs(difficulty), revisits)
+    batch = StepBatch(env, 6, MathyEnvProblemArgs(difficulty), revisits, mask_revisits)
     return check_steps(batch, reference, steps, seed)
 
 
@@ -99,7 +101,7 @@ def check_steps(
     env = batch.env
     batch.reset(seed=seed)
     for index, state in enumerate(batch.states):
-        assert_row(batch, index, *expected_row(reference, state, batch.revisits))
+        assert_row(batch, index, *expected_row(reference, state, batch.revisits, batch.mask_revisits))
     rng = random.Random(seed)
     compared = ended = 0
     over = [False] * batch.num_envs
@@ -126,7 +128,7 @@ def check_steps(
                 assert batch.rewards[index] == 0.0
                 assert not batch.terminated[index] and not batch.truncated[index]
                 assert not batch.won[index]
-                assert_row(batch, index, *expected_row(reference, after, batch.revisits))
+                assert_row(batch, index, *expected_row(reference, after, batch.revisits, batch.mask_revisits))
                 over[index] = False
                 continue
             move = divmod(action, env.max_seq_len)
@@ -142,12 +144,12 @@ def check_steps(
             won = terminated and not oversize and time_step.reward > 0
             assert batch.won[index] == won, where
             if oversize:
-                observation = expected_row(reference, state, batch.revisits)[0]
+                observation = expected_row(reference, state, batch.revisits, batch.mask_revisits)[0]
                 observation[flat_head(batch.revisits) + 2 * env.max_seq_len :] = 0.0
                 mask = np.zeros(batch.masks.shape[1], np.int8)
                 assert_row(batch, index, observation, mask)
             else:
-                assert_row(batch, index, *expected_row(reference, expected, batch.revisits))
+                assert_row(batch, index, *expected_row(reference, expected, batch.revisits, batch.mask_revisits))
             compared += 1
             over[index] = terminated or truncated
             ended += over[index]
@@ -167,6 +169,34 @@ def test_a_batch_step_is_get_next_state(task: str, difficulty: MathyEnvDifficult
 def test_a_batch_without_revisits_is_get_next_state(task: str) -> None:
     compared, _ = replay(task, MathyEnvDifficulty.normal, steps=12, seed=4, revisits=False)
     assert compared >= 40
+
+
+@pytest.mark.parametrize("task", ["poly", "complex", "poly-commute"])
+def test_a_batch_with_the_published_masks_is_get_next_state(task: str) -> None:
+    compared, _ = replay(task, MathyEnvDifficulty.easy, steps=12, seed=6, mask_revisits=False)
+    assert compared >= 40
+
+
+def test_a_batch_leaves_out_the_move_back_and_still_takes_it() -> None:
+    env = PolySimplify(
+        generator=lambda rng, params: MathyEnvProblem(
+            "4x + 2y + 3x", 5, "mathy.polynomials.simplify"
+        )
+    )
+    swap = 1 * env.max_seq_len + 3  # commutative swap at the first +
+    offered, published = StepBatch(env, 1), StepBatch(env, 1, mask_revisits=False)
+    for batch in (offered, published):
+        batch.reset(seed=0)
+        batch.step(np.array([swap]))
+        assert batch.states[0].agent.problem == "2y + 4x + 3x"
+    assert published.masks[0, swap] == 1 and offered.masks[0, swap] == 0
+    start = flat_head(True) + 2 * env.max_seq_len
+    assert offered.observations[0, start + swap] == 0.0
+    assert (offered.masks[0] == published.masks[0] - np.eye(1, env.action_size, swap, np.int8)[0]).all()
+    # Not offered, but valid: taken as get_next_state takes it.
+    offered.step(np.array([swap]))
+    assert offered.states[0].agent.problem == "4x + 2y + 3x"
+    assert offered.rewards[0] == EnvRewards.PREVIOUS_LOCATION * 2
 
 
 @pytest.mark.parametrize("revisits", [True, False])
@@ -533,3 +563,23 @@ def test_a_move_the_rule_change_took_away_is_invalid_at_once() -> None:
         )
         assert snapshot(batch.states[index]) == snapshot(expected)
         assert batch.rewards[index] == time_step.reward
+
+
+class _OwnOffer(PolySimplify):
+    """A user's env that offers every valid move."""
+
+    def least_visited_moves_array(self, env_state: MathyEnvState) -> Any:
+        return self.valid_moves_array(env_state)
+
+
+def test_a_users_offered_moves_are_the_batchs() -> None:
+    env, reference = _OwnOffer(invalid_action_response="penalize"), _OwnOffer()
+    batch = StepBatch(env, 3)
+    batch.reset(seed=2)
+    rng = np.random.default_rng(2)
+    for _ in range(8):
+        for index, state in enumerate(batch.states):
+            observation, mask = expected_row(reference, state, True, True)
+            assert batch.masks[index].tobytes() == mask.tobytes()
+            assert batch.observations[index].tobytes() == observation.tobytes()
+        batch.step(sample_valid_actions(batch.masks, rng))

@@ -405,6 +405,8 @@ def _fast_bench(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bench_module, "observation_micros", lambda repeats: {"flat": 1.0})
     monkeypatch.setattr(bench_module, "memory_mb", lambda count: 2.0)
     monkeypatch.setattr(bench_module, "vector_scaling", lambda seconds, repeats, seed: None)
+    text = {"step": 10.0, "prompt": 30.0, "verdict_accepted": 5.0, "verdict_refused": 20.0}
+    monkeypatch.setattr(bench_module, "text_micros", lambda steps: text)
 
 
 def test_bench_reports_each_part_as_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -413,7 +415,7 @@ def test_bench_reports_each_part_as_it_starts(monkeypatch: pytest.MonkeyPatch) -
     _fast_bench(monkeypatch)
     parts: List[str] = []
     result = bench(quick=True, progress=parts.append)
-    total = len(WORKLOADS) + 3
+    total = len(WORKLOADS) + 4
     assert len(parts) == total
     assert [part.split("]")[0] for part in parts] == [f"[{i}/{total}" for i in range(1, total + 1)]
     assert [w.env for w in result.workloads] == [c.__name__ for c in WORKLOADS]
@@ -431,5 +433,37 @@ def test_cli_bench_shows_progress_only_on_a_terminal(
     progress = [line for line in capsys.readouterr().err.splitlines() if line.startswith("mathy-envs bench: [")]
     from mathy_envs.bench import WORKLOADS
 
-    assert len(progress) == (len(WORKLOADS) + 3 if terminal else 0)
+    assert len(progress) == (len(WORKLOADS) + 4 if terminal else 0)
     assert "steps/s" in out.getvalue()
+    assert re.search(r"prompt with its numbered moves +30\.0 us \(3\.0 steps\)", out.getvalue())
+
+
+# -- play ----------------------------------------------------------------------------
+
+
+def _play(argv: List[str], typed: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(typed))
+    out = io.StringIO()
+    assert main(["play", *argv], out) == 0
+    return out.getvalue()
+
+
+def test_play_takes_rewrites_and_move_numbers_to_a_win(monkeypatch: pytest.MonkeyPatch) -> None:
+    typed = "2y + 4x + 3x\nbanana\n3\n2y + 7x\n"
+    shown = _play(["--problem", "4x + 2y + 3x"], typed, monkeypatch)
+    verdicts = re.findall(r"^(\w+): .* \(reward (-?[\d.]+)\)$", shown, re.M)
+    assert [kind for kind, _ in verdicts] == ["accepted", "malformed", "accepted", "accepted"]
+    assert "Commutative Swap at node 3 (4x + 2y) -> 2y + 4x + 3x" in shown
+    assert "+ [3]" in shown and "└── x [10]" in shown  # the tree, with node indices
+    assert shown.rstrip().splitlines()[-1].startswith("won: 2y + 7x after 4 moves")
+
+
+def test_play_stops_at_q_or_the_end_of_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert "stopped after 1 moves" in _play(["--problem", "4x + 2y + 3x"], "1\nq\n", monkeypatch)
+    assert "stopped after 0 moves" in _play(["complex", "--seed", "3"], "", monkeypatch)
+
+
+def test_play_a_bad_problem_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    out = io.StringIO()
+    assert main(["play", "--problem", "4x + (("], out) == 2

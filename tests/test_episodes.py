@@ -23,15 +23,28 @@ def starts(env: MathyEnv, count: int, difficulty: str = "easy") -> List[MathyEnv
     return [env.get_initial_state(args, print_problem=False)[0] for _ in range(count)]
 
 
+def least_visited_actions(env: MathyEnv, state: MathyEnvState) -> List[ActionType]:
+    """The valid actions whose result (made by `get_next_state`) the state's
+    history holds least often, in the same order."""
+    history = [step.raw for step in state.agent.history]
+    choices = valid_actions(env, state)
+    counts = [history.count(env.get_next_state(state, a)[0].agent.problem) for a in choices]
+    return [a for a, count in zip(choices, counts) if count == min(counts)]
+
+
 def independent_play(
-    env: MathyEnv, state: MathyEnvState, rng: np.random.Generator
+    env: MathyEnv,
+    state: MathyEnvState,
+    rng: np.random.Generator,
+    mask_revisits: bool = False,
 ) -> Tuple[List[ActionType], MathyEnvState, float]:
     """The documented contract written out: one draw per step, uniform over the
-    valid `(rule, node)` pairs listed rule by rule, left to right."""
+    valid `(rule, node)` pairs listed rule by rule, left to right (with
+    `mask_revisits`, those to the least visited results)."""
     actions: List[ActionType] = []
     total = 0.0
     while True:
-        choices = valid_actions(env, state)
+        choices = (least_visited_actions if mask_revisits else valid_actions)(env, state)
         if not choices:
             return actions, state, total
         action = choices[int(rng.integers(len(choices)))]
@@ -59,6 +72,18 @@ def test_plays_the_documented_random_agent(task: str) -> None:
         assert episode.transitions is None
         assert episode.done
         assert episode.won == (env.get_state_transition(final).reward > 0)
+
+
+@pytest.mark.parametrize("task", ["poly-commute", "poly-grouping", "complex"])
+def test_mask_revisits_plays_among_the_moves_to_the_least_visited_results(task: str) -> None:
+    env = ENV_TASKS[task](seed=6)
+    for index, start in enumerate(starts(env, 4, "easy")):
+        episode = random_episode(env, start, np.random.default_rng(index), mask_revisits=True)
+        actions, final, total = independent_play(
+            env, start, np.random.default_rng(index), mask_revisits=True
+        )
+        assert episode.state == final and episode.reward == pytest.approx(total)
+        assert [tuple(past.action) for past in final.agent.history[1:]] == actions
 
 
 def test_recorded_transitions_replay_to_the_same_episode() -> None:
@@ -205,6 +230,7 @@ BAD_ARGUMENTS: List[Tuple[str, Dict[str, Any], str]] = [
     ("text max_steps", {"max_steps": "3"}, "max_steps must be None or a non-negative int"),
     ("text record", {"record": "yes"}, "record must be True or False"),
     ("int record", {"record": 1}, "record must be True or False"),
+    ("text mask_revisits", {"mask_revisits": "no"}, "mask_revisits must be True or False"),
 ]
 
 

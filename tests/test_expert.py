@@ -34,10 +34,11 @@ def _by_problem(data: ExpertData) -> Dict[int, List[Any]]:
     return grouped
 
 
+@pytest.mark.parametrize("mask_revisits", [True, False])
 @pytest.mark.parametrize("task", ["poly", "complex", "binomial", "poly-commute"])
-def test_every_row_is_a_move_of_a_won_episode(task: str) -> None:
+def test_every_row_is_a_move_of_a_won_episode(task: str, mask_revisits: bool) -> None:
     env, reference = ENV_TASKS[task](), ENV_TASKS[task]()
-    data = expert_steps(env, 6, seed=2)
+    data = expert_steps(env, 6, seed=2, mask_revisits=mask_revisits)
     assert data.problems == 6 and 1 <= data.solved <= 6
     grouped = _by_problem(data)
     assert len(grouped) == data.solved
@@ -49,7 +50,11 @@ def test_every_row_is_a_move_of_a_won_episode(task: str) -> None:
         for row in rows:
             assert row.expression == state.agent.problem
             assert row.moves_remaining == state.agent.moves_remaining
-            moves = reference.valid_moves_array(state)
+            moves = (
+                reference.least_visited_moves_array(state)
+                if mask_revisits
+                else reference.valid_moves_array(state)
+            )
             expected = np.zeros((len(reference.rules), length), np.int8)
             expected[:, : moves.shape[1]] = moves
             assert row.mask.dtype == np.int8
@@ -62,6 +67,23 @@ def test_every_row_is_a_move_of_a_won_episode(task: str) -> None:
             assert row.done == is_terminal_transition(step)
         assert rows[-1].done and rows[-1].reward > 0  # a win
         assert not any(row.done for row in rows[:-1])
+
+
+@pytest.mark.parametrize("task", ["complex", "binomial"])
+def test_trajectories_never_return_to_an_expression(task: str) -> None:
+    # The planner's solutions of these problems take moves that leave the text
+    # as it is (commuting `3 + 3`); the rows have those loops cut out.
+    env = ENV_TASKS[task]()
+    planned = 0
+    for rows in _by_problem(expert_steps(env, 6, seed=2)).values():
+        state = env.state_from_text(rows[0].problem, rows[0].max_moves)
+        seen = [state.agent.problem]
+        for row in rows:
+            state, _, _ = env.get_next_state(state, (row.rule_index, row.node))
+            assert state.agent.problem not in seen
+            seen.append(state.agent.problem)
+        planned += len(rows)
+    assert planned > 0
 
 
 def test_the_same_arguments_give_the_same_rows() -> None:
@@ -118,6 +140,7 @@ def test_progress_counts_the_problems() -> None:
         ({"params": "easy"}, "params must be"),
         ({"config": {}}, "config must be a SwarmConfig"),
         ({"progress": 3}, "progress must be callable"),
+        ({"mask_revisits": "yes"}, "mask_revisits must be a bool"),
     ],
 )
 def test_bad_arguments_are_value_errors(kwargs: Dict[str, Any], message: str) -> None:

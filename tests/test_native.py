@@ -75,6 +75,14 @@ def assert_same_state(
     assert_identical(
         native_env.valid_moves_array(mine), python_env.valid_moves_array(theirs), f"{where}: mask"
     )
+    # The text of every valid move (the native core's `apply_mask`) and the
+    # moves offered against revisits.
+    assert native_env.move_results(mine) == python_env.move_results(theirs), f"{where}: results"
+    assert_identical(
+        native_env.least_visited_moves_array(mine),
+        python_env.least_visited_moves_array(theirs),
+        f"{where}: offered moves",
+    )
     for kind in observation_types():
         assert_identical(
             native_env.state_to_observation(mine, obs_type=kind),

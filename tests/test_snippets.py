@@ -32,6 +32,8 @@ REQUIRES = {
     "masked_rollout.py": "torchrl",
     "vector_backends.py": "pufferlib",
     "behavioural_cloning.py": "torch",
+    "reasoning_gym_dataset.py": "reasoning_gym",
+    "verifiers_env.py": "verifiers",
 }
 
 
@@ -60,7 +62,45 @@ def _clones(stdout: str) -> None:
     assert int(wins["cloned policy"]) > int(wins["random play"]) + 20, stdout
 
 
+def _leaves_out_the_move_back(stdout: str) -> None:
+    """With `mask_revisits` the swap back (and only it) is left out; without, it
+    is offered; taken anyway, it is valid both times."""
+    offered, published = stdout.split("mask_revisits=False")
+    assert offered.count("left out") == 1 and "left out  Commutative Swap at 3" in offered
+    assert "left out" not in published and "offered   Commutative Swap at 3" in published
+    assert stdout.count("swapping back anyway: valid True") == 2, stdout
+
+
+def _text_episode(stdout: str) -> None:
+    """The scripted replies get their verdicts, and the episode is won."""
+    kinds = re.findall(r"^(malformed|not_one_move|accepted) ", stdout, re.M)
+    assert kinds == ["malformed", "not_one_move", "accepted", "accepted", "accepted"], stdout
+    assert "won: True" in stdout
+
+
+def _derivation_rewards(stdout: str) -> None:
+    """A derivation scores 1, the answer alone, a slip and an unfinished one 0;
+    the verified steps are counted."""
+    rewards = [float(r) for r in re.findall(r"reward (\d\.\d\d)", stdout)]
+    assert rewards == [1.0, 0.0, 0.0, 0.0], stdout
+    assert re.findall(r"verified (\d/\d)", stdout) == ["3/3", "0/1", "1/2", "2/2"], stdout
+
+
+def _grpo_rewards(stdout: str) -> None:
+    assert stdout.rstrip().splitlines()[-1] == "[1.0, 1.0, 0.0, 0.0]", stdout
+
+
+def _reasoning_gym_scores(stdout: str) -> None:
+    assert re.search(r"^the reference\s+1\.00$", stdout, re.M), stdout
+    assert re.search(r"^the final line alone\s+0\.00$", stdout, re.M), stdout
+
+
 OUTPUT_CHECKS: Dict[str, Callable[[str], None]] = {
+    "episode.py": _text_episode,
+    "derivations.py": _derivation_rewards,
+    "grpo_reward.py": _grpo_rewards,
+    "reasoning_gym_dataset.py": _reasoning_gym_scores,
+    "mask_revisits.py": _leaves_out_the_move_back,
     "behavioural_cloning.py": _clones,
     "masked_ppo.py": _learns,
     "masked_rollout.py": _masked,

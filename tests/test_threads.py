@@ -71,6 +71,8 @@ def step_record(
         float(step.reward),
         terminal,
         observation.node_features.tobytes() + observation.action_mask.tobytes(),  # type: ignore[union-attr]
+        sorted(env.move_results(after).items()),
+        env.least_visited_moves_array(after).tobytes(),
     )
     return record, after, terminal
 

@@ -3,8 +3,10 @@ built-in environment and difficulty.
 
 Agents:
 
-- `random`: masked random play, uniform over the valid actions of each state
-  (`mathy_envs.episodes.random_episode`).
+- `random`: masked random play (`mathy_envs.episodes.random_episode`), uniform
+  over the actions the Gymnasium env offers in each state (no move back to a
+  more visited expression, `mask_revisits=True`), and, reported beside it,
+  uniform over every valid action (the published masks).
 - `swarm`: the swarm planner (`mathy_envs.swarm.swarm_solve`) with the default
   `SwarmConfig` (64 walkers, at most 200 iterations) and a budget of
   `--swarm-steps` environment transitions per problem (default 2,048).
@@ -172,12 +174,20 @@ def wins(
 
 
 def random_wins(unit: Unit) -> Dict[str, Any]:
-    """Masked uniform random play, one episode per problem."""
+    """Masked uniform random play, one episode per problem, over the offered
+    moves (`wins`) and over every valid move (`valid_wins`)."""
 
-    def solves(env: MathyEnv, state: MathyEnvState, index: int) -> bool:
-        return random_episode(env, state, np.random.default_rng([unit.seed, index])).won
+    def play(mask_revisits: bool) -> Callable[[MathyEnv, MathyEnvState, int], bool]:
+        def solves(env: MathyEnv, state: MathyEnvState, index: int) -> bool:
+            rng = np.random.default_rng([unit.seed, index])
+            return random_episode(env, state, rng, mask_revisits=mask_revisits).won
 
-    return wins(unit, solves)
+        return solves
+
+    result = wins(unit, play(True))
+    valid = wins(unit, play(False))
+    result["valid_wins"], result["valid_won"] = valid["wins"], valid["won"]
+    return result
 
 
 def swarm_wins(unit: Unit) -> Dict[str, Any]:
@@ -356,9 +366,9 @@ def learned_play(
 
 def expert_observation(env: MathyEnv, state: MathyEnvState) -> Any:
     """The flat observation `MathyGymEnv` gives for `state` (normalized, with
-    the revisit feature), without a Gymnasium env."""
+    the revisit feature and the moves it offers), without a Gymnasium env."""
     return state.to_observation(
-        move_mask=env.valid_moves_array(state),
+        move_mask=env.least_visited_moves_array(state),
         parser=env.parser,
         normalize=True,
         max_seq_len=env.max_seq_len,
@@ -535,8 +545,13 @@ def collect(
                         {k: v for k, v in result.items() if k not in ENTRY_TOTALS}
                     )
                 entry["won"] = sorted(i for _, result, _ in parts for i in result["won"])
-                if "sampled_wins" in entry:
-                    entry["sampled_rate"] = entry["sampled_wins"] / budgets.problems
+                for key in ("sampled_wins", "valid_wins"):
+                    if key in entry:
+                        entry[key] = sum(result[key] for _, result, _ in parts)
+                        entry[key.replace("wins", "rate")] = entry[key] / budgets.problems
+                for key in ("sampled_won", "valid_won"):
+                    if key in entry:
+                        entry[key] = sorted(i for _, result, _ in parts for i in result[key])
                 row[agent] = entry
             rows.append(row)
     return rows
@@ -551,7 +566,7 @@ def _cell(entry: Optional[Dict[str, Any]], key: str = "wins") -> str:
     play), "-" where it did not run."""
     if entry is None or key not in entry:
         return "-"
-    rate = entry["rate"] if key == "wins" else entry["sampled_rate"]
+    rate = entry[key.replace("wins", "rate")]
     return f"{rate:.1%} ({entry[key]})"
 
 
@@ -560,15 +575,16 @@ def markdown(report: Dict[str, Any]) -> str:
     training details."""
     settings = report["settings"]
     lines = [
-        "| env | difficulty | random | swarm | MaskablePPO greedy | MaskablePPO sampling "
-        "| BC greedy | BC sampling |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "| env | difficulty | random | random, every valid move | swarm "
+        "| MaskablePPO greedy | MaskablePPO sampling | BC greedy | BC sampling |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in report["rows"]:
         ppo, bc = row["maskable_ppo"], row.get("bc")
         lines.append(
             f"| {row['env']} | {row['difficulty']} | {_cell(row['random'])} "
-            f"| {_cell(row['swarm'])} | {_cell(ppo)} | {_cell(ppo, 'sampled_wins')} "
+            f"| {_cell(row['random'], 'valid_wins')} | {_cell(row['swarm'])} "
+            f"| {_cell(ppo)} | {_cell(ppo, 'sampled_wins')} "
             f"| {_cell(bc)} | {_cell(bc, 'sampled_wins')} |"
         )
     bc_problems = settings.get("bc_problems")

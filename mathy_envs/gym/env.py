@@ -19,6 +19,7 @@ from gymnasium.utils import seeding
 
 from ..env import MAX_PROBLEM_ATTEMPTS, MathyEnv
 from ..limits import check_move_budget, quote, type_name
+from ..masks import MaskArray
 from ..observations import (
     ObservationKind,
     ObservationType,
@@ -78,6 +79,13 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             scheme penalizes revisits and loses on the fourth visit); False
             gives the published observations without it. Observation types of
             your own get it only when their `space` takes a `revisits` keyword
+        mask_revisits: the action mask (in the info, `action_masks()`,
+            `action_space.mask` and observations) offers only the valid moves
+            whose resulting expression the episode has visited least often: no
+            move back to an expression already seen while a new one is one move
+            away (`MathyEnv.least_visited_moves_array`). Such a move stays legal
+            (`info["valid"]` is true when an unmasked agent takes it); False
+            gives the published masks, which depend on the expression alone
         published_info: step infos also hold what mathy_envs 0.12's held:
             `change` (a `StepChange`), `transition` (the env's `TimeStep`),
             `done` and `truncated`; off by default, so that infos hold only
@@ -128,6 +136,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         obs_type: Union[ObservationType, str] = ObservationType.FLAT,
         render_mode: Optional[str] = None,
         revisits: bool = True,
+        mask_revisits: bool = True,
         published_info: bool = False,
         **env_kwargs: Any,
     ) -> None:
@@ -141,6 +150,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             ("repeat_problem", repeat_problem),
             ("mask_in_observation", mask_in_observation),
             ("revisits", revisits),
+            ("mask_revisits", mask_revisits),
             ("published_info", published_info),
         ):
             if not isinstance(flag, (bool, np.bool_)):
@@ -171,8 +181,8 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
                 f"{quote(sorted(env_kwargs), 160)}: {error}. MathyGymEnv's own "
                 "keywords are env_problem_args, env_problem, env_max_moves, "
                 "mask_as_probabilities, repeat_problem, mask_in_observation, "
-                "obs_type, render_mode, revisits and published_info; the others go "
-                "to the env class"
+                "obs_type, render_mode, revisits, mask_revisits and published_info; "
+                "the others go to the env class"
             ) from error
         if env_kwargs.get("seed") is not None:
             # Gymnasium's np_random replaces the MathyEnv's generator on reset, so
@@ -199,6 +209,9 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         dicts."""
         self.revisits = bool(revisits)
         """Whether observations carry the revisit feature."""
+        self.mask_revisits = bool(mask_revisits)
+        """Whether action masks leave out the moves back to expressions the
+        episode visited more often than another move's."""
         self.published_info = bool(published_info)
         """Whether step infos also hold the keys of mathy_envs 0.12's infos."""
         self.obs_type = to_observation_type(obs_type)
@@ -245,10 +258,9 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             # Gymnasium's generator drives the problem generator.
             self.mathy.np_random = self.np_random
             state, problem = self._initial_state()
-            mask = self.mathy.flat_valid_moves(state)
-            observation = self._observe(
-                state, self.mathy.valid_moves_array(state), mask
-            )
+            moves = self._offered_moves(state)
+            mask = self.mathy.flat_moves(moves)
+            observation = self._observe(state, moves, mask)
         except BaseException:
             self._restore_generators(saved)
             raise
@@ -289,10 +301,9 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             no_moves = np.zeros((len(self.mathy.rules), 0), np.int8)
             observation = self._observe(state, no_moves, mask)
         else:
-            mask = self.mathy.flat_valid_moves(next_state)
-            observation = self._observe(
-                next_state, self.mathy.valid_moves_array(next_state), mask
-            )
+            moves = self._offered_moves(next_state)
+            mask = self.mathy.flat_moves(moves)
+            observation = self._observe(next_state, moves, mask)
         truncated = next_state.agent.moves_remaining <= 0
         over = terminated or truncated
         info: Dict[str, Any] = {
@@ -331,6 +342,12 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         return np.asarray(self.action_space.mask, dtype=np.bool_)
 
     # -- internals --------------------------------------------------------------
+
+    def _offered_moves(self, state: MathyEnvState) -> MaskArray:
+        """The `(rules, nodes)` mask the agent is offered in `state`."""
+        if self.mask_revisits:
+            return self.mathy.least_visited_moves_array(state)
+        return self.mathy.valid_moves_array(state)
 
     def _require_state(self) -> MathyEnvState:
         if self.state is None:

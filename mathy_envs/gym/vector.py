@@ -35,13 +35,15 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
         num_envs: the number of episodes
         env_problem_args: the difficulty of the generated problems
         revisits: observations carry the revisit feature, as `MathyGymEnv`'s
+        mask_revisits: masks leave out the moves back to more visited
+            expressions, as `MathyGymEnv`'s
         **env_kwargs: keywords of `env_class` (`invalid_action_response` is
             `"penalize"` unless given, as in `MathyGymEnv`)
 
     Observations are the flat ones (`(num_envs, 4 + 2L + R*L)` float32, `3 + 2L +
     R*L` with `revisits=False`); actions
     are flat (`rule * L + node`), one per episode. `infos["action_mask"]` is the
-    `(num_envs, R*L)` int8 mask of the valid actions of each episode's new state,
+    `(num_envs, R*L)` int8 mask of the actions offered in each episode's new state,
     and when a step ends episodes, `infos["win"]` says which of them were won
     (`infos["_win"]`: which ended).
     `reset(seed=s)` reseeds the env's problem generator, which draws every
@@ -59,6 +61,7 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
         num_envs: int,
         env_problem_args: Optional[MathyEnvProblemArgs] = None,
         revisits: bool = True,
+        mask_revisits: bool = True,
         **env_kwargs: Any,
     ) -> None:
         if not (isinstance(env_class, type) and issubclass(env_class, MathyEnv)):
@@ -68,7 +71,9 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
             env_kwargs["seed"] = _gym_seed("seed", env_kwargs["seed"])
         self.mathy = env_class(**env_kwargs)
         """The env every episode plays."""
-        self.batch = StepBatch(self.mathy, num_envs, env_problem_args, revisits)
+        self.batch = StepBatch(
+            self.mathy, num_envs, env_problem_args, revisits, mask_revisits
+        )
         """The episodes, stepped together."""
         self.num_envs = self.batch.num_envs
         length, rules = self.mathy.max_seq_len, len(self.mathy.rules)

@@ -25,9 +25,10 @@ L = env.max_seq_len
 
 
 def observe(state):
-    """The flat observation an agent sees (with the revisit feature, as the
-    Gymnasium adapter gives it) and the flat mask of valid actions."""
-    moves = env.valid_moves_array(state)
+    """The flat observation an agent sees and the flat mask of the actions it is
+    offered, as the Gymnasium adapter gives them (with the revisit feature, and
+    no move back to a more visited expression)."""
+    moves = env.least_visited_moves_array(state)
     obs = state.to_observation(move_mask=moves, max_seq_len=L, revisits=True)
     mask = np.zeros((len(env.rules), L), bool)
     mask[:, : moves.shape[1]] = moves

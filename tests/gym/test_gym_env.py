@@ -65,9 +65,16 @@ def _problem(env: MathyGymEnv) -> str:
 
 
 def _expected_mask(env: MathyGymEnv) -> np.ndarray:
-    """The flat `(rule, node)` mask of the env's state, from the wrapped MathyEnv."""
+    """The flat `(rule, node)` mask of the env's state, from the wrapped MathyEnv
+    (the moves it offers: with `mask_revisits`, those to the least visited
+    expressions)."""
     assert env.state is not None
-    moves = np.asarray(env.mathy.valid_moves_array(env.state))
+    mathy = env.mathy
+    moves = np.asarray(
+        mathy.least_visited_moves_array(env.state)
+        if env.mask_revisits
+        else mathy.valid_moves_array(env.state)
+    )
     full = np.zeros((len(env.mathy.rules), env.mathy.max_seq_len), np.int8)
     full[: moves.shape[0], : moves.shape[1]] = moves != 0
     return full.reshape(-1)
@@ -1188,3 +1195,36 @@ def test_observations_carry_the_revisits_that_end_the_episode(obs_type: str) -> 
     obs, _ = published.reset(seed=0)
     width = obs.shape[0] if isinstance(obs, np.ndarray) else obs["node_features"].shape[1]
     assert width == (3 + 9 * published.mathy.max_seq_len if obs_type == "flat" else 4)
+
+
+@pytest.mark.parametrize("obs_type", OBS_TYPES)
+def test_the_move_back_is_not_offered_but_stays_valid(obs_type: str) -> None:
+    """After a swap in `4x + 2y + 3x`, the swap back is left out of every mask
+    the agent reads (info, `action_masks()`, the observation); taking it anyway
+    is a valid move, scored as a revisit. `mask_revisits=False` offers it."""
+    swap = 1 * 16 + 3  # commutative swap at the first +
+    offered = MathyGymEnv(
+        PolySimplify, env_problem="4x + 2y + 3x", max_seq_len=16, obs_type=obs_type
+    )
+    published = MathyGymEnv(
+        PolySimplify,
+        env_problem="4x + 2y + 3x",
+        max_seq_len=16,
+        obs_type=obs_type,
+        mask_revisits=False,
+    )
+    for env in (offered, published):
+        env.reset()
+        obs, _, _, _, info = env.step(swap)
+        assert _problem(env) == "2y + 4x + 3x"
+        np.testing.assert_array_equal(info["action_mask"], _expected_mask(env))
+        np.testing.assert_array_equal(_obs_mask(obs, env), info["action_mask"])
+        np.testing.assert_array_equal(env.action_masks(), info["action_mask"].astype(bool))
+        assert info["action_mask"][swap] == (0 if env is offered else 1)
+        assert info["action_mask"].sum() == published.mathy.valid_moves_array(env.state).sum() - (
+            env is offered
+        )
+    obs, reward, terminated, _, info = offered.step(swap)
+    assert info["valid"] and not terminated
+    assert _problem(offered) == "4x + 2y + 3x"
+    assert reward == EnvRewards.PREVIOUS_LOCATION * 2

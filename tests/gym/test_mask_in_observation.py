@@ -3,7 +3,7 @@ and the `ActionMaskObservation` wrapper.
 
 Both give `{"observations": <the normal observation>, "action_mask": <float32 0/1>}`
 for every observation type, including one registered from this file. Expected masks
-come from the wrapped `MathyEnv` (`get_valid_moves`), expected observations from a
+come from the wrapped `MathyEnv` (`least_visited_moves_array`), expected observations from a
 plain env played in lockstep.
 """
 
@@ -79,11 +79,12 @@ def _mathy(env: gymnasium.Env) -> MathyGymEnv:
 
 
 def _valid_moves(env: gymnasium.Env) -> np.ndarray:
-    """The mathy env's `get_valid_moves` of the current state, padded to
-    `max_seq_len` nodes and flattened rule by rule."""
+    """The moves the mathy env offers in the current state (`get_valid_moves`,
+    less the moves back to more visited expressions), padded to `max_seq_len`
+    nodes and flattened rule by rule."""
     mathy_env = _mathy(env)
-    assert mathy_env.state is not None
-    moves = np.asarray(mathy_env.mathy.get_valid_moves(mathy_env.state))
+    assert mathy_env.state is not None and mathy_env.mask_revisits
+    moves = np.asarray(mathy_env.mathy.least_visited_moves_array(mathy_env.state))
     padded = np.zeros((len(mathy_env.mathy.rules), mathy_env.mathy.max_seq_len))
     padded[:, : moves.shape[1]] = moves
     return padded.reshape(-1)

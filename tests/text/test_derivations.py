@@ -1,0 +1,141 @@
+"""Whole derivations, checked one step at a time: the swarm's solutions score
+1.0; each kind of bad step is found, numbered and explained."""
+
+import pytest
+
+from mathy_envs.envs import ENV_TASKS, PolySimplify
+from mathy_envs.expert import without_loops
+from mathy_envs.swarm import SwarmConfig, swarm_solve
+from mathy_envs.text import derivation_reward, score_derivation
+from mathy_envs.text.derivations import MAX_DERIVATION_LINES
+from mathy_envs.text.grpo import grpo_reward, grpo_rows
+
+ENV = PolySimplify()
+PROBLEM = "4x + 2y + 3x"
+SOLUTION = "2y + 4x + 3x\n2y + (4 + 3) * x\n2y + 7x"
+
+
+@pytest.mark.parametrize("task", list(ENV_TASKS))
+def test_the_swarms_solutions_score_one(task: str) -> None:
+    env = ENV_TASKS[task]()
+    scored = 0
+    for seed in range(4):
+        state, _ = env.get_initial_state(seed=seed, print_problem=False)
+        planned = swarm_solve(state, SwarmConfig(seed=seed), env)
+        if not planned.solved:
+            continue
+        lines = [state.agent.problem]
+        for action in without_loops(env, state, planned.actions):
+            state, _, _ = env.get_next_state(state, action)
+            lines.append(state.agent.problem)
+        score = score_derivation(env, lines[0], "\n".join(lines), state.max_moves)
+        assert score.reached_goal and score.first_bad_step is None, score
+        assert score.reward == 1.0 and score.final == lines[-1]
+        # Labelled steps and the problem left out read the same.
+        labelled = "\n".join(f"Step {i}: {line}" for i, line in enumerate(lines[1:], 1))
+        assert score_derivation(env, lines[0], labelled).reward == 1.0
+        scored += 1
+    assert scored >= 3
+
+
+def test_after_the_goal_a_line_may_only_restate_it() -> None:
+    score = score_derivation(ENV, PROBLEM, f"{PROBLEM}\n{SOLUTION}\n\nFinal answer: 2y + 7x")
+    assert (score.steps, score.verified, score.reached_goal, score.first_bad_step) == (3, 3, True, None)
+    assert score.fraction == 1.0 and score.reward == 1.0
+    junk = score_derivation(ENV, PROBLEM, f"{SOLUTION}\nso the answer is 7")
+    assert junk.first_bad_step == 4 and junk.reward == 0.0 and "may only restate it" in junk.reason
+    # A problem already in goal form: an empty derivation or a restatement, not junk.
+    assert score_derivation(ENV, "x + 2y", "").reward == 1.0
+    assert score_derivation(ENV, "x + 2y", "x + 2y").reward == 1.0
+    assert score_derivation(ENV, "x + 2y", "lol no idea").reward == 0.0
+
+
+def test_a_decimal_is_not_a_step_label() -> None:
+    # "3.2y" is 3.2 times y, not step 3 then "2y": wrong values, not a solution.
+    wrong = "3.2y + 4x + 3x\n1.2y + (4 + 3) * x\n9.2y + 7x"
+    assert score_derivation(ENV, PROBLEM, wrong).reward == 0.0
+    assert score_derivation(ENV, PROBLEM, SOLUTION.replace("2y + 7x", "0.2y + 7x")).reward == 0.0
+    decimals = score_derivation(ENV, "2y + 1.5x + 2.5x", "1.5x + 2y + 2.5x")
+    assert decimals.verified == 1 and decimals.first_bad_step is None
+    labelled = "1. 2y + 4x + 3x\n2) 2y + (4 + 3) * x\nStep 3: 2y + 7x"
+    assert score_derivation(ENV, PROBLEM, labelled).reward == 1.0
+
+
+def test_a_line_that_only_prints_like_a_move_is_not_that_move() -> None:
+    # mathy_core prints (6y)^2 as 6y^2: the same text, another value.
+    problem = "12y^2 + 6y^2 + x"
+    assert score_derivation(ENV, problem, "(12 + 6) * y^2 + x\n(18y)^2 + x").reward == 0.0
+    assert score_derivation(ENV, problem, "(12 + 6) * y^2 + x\n18y^2 + x").reward == 1.0
+
+
+@pytest.mark.parametrize(
+    "completion,bad,verified,reason",
+    [
+        ("2y + 4x + 3x\n2y + 7x", 2, 1, "no single valid move gives it"),
+        ("2y + 4x + 3x\n2y + 8x", 2, 1, "does not have the value"),
+        ("2y + 4x + 3x\nwhatever comes next", 2, 1, "reads as words"),
+        ("2y + 7x", 1, 0, "no single valid move gives it"),
+        ("2y + 4x + 3x\n2y + 4x + 3x", 2, 1, "unchanged"),
+    ],
+)
+def test_the_first_bad_step_is_found(completion: str, bad: int, verified: int, reason: str) -> None:
+    score = score_derivation(ENV, PROBLEM, completion)
+    assert score.first_bad_step == bad and score.verified == verified
+    assert not score.reached_goal and reason in score.reason and f"step {bad}" in score.reason
+    assert score.fraction == pytest.approx(verified / bad) and score.reward == 0.0
+
+
+def test_swapping_back_and_forth_loses_on_the_fourth_visit() -> None:
+    swaps = "\n".join(["2y + 4x + 3x", PROBLEM] * 4)
+    score = score_derivation(ENV, PROBLEM, swaps)
+    assert score.first_bad_step == 6 and score.verified == 5
+    assert "the episode is lost here" in score.reason and "after 3 others" in score.reason
+
+
+def test_a_derivation_past_the_move_budget_is_lost() -> None:
+    score = score_derivation(ENV, PROBLEM, SOLUTION, max_moves=2)
+    assert score.first_bad_step == 2 and "no move is left" in score.reason
+
+
+def test_completions_that_are_not_derivations_score_zero() -> None:
+    for completion in ("", "\n\n", None, 42, "x" * 200_000):
+        score = score_derivation(ENV, PROBLEM, completion)
+        assert score.reward == 0.0 and not score.reached_goal
+    long = "\n".join(["2y + 4x + 3x", PROBLEM] * (MAX_DERIVATION_LINES))
+    padded = score_derivation(ENV, PROBLEM, long, max_moves=10_000)
+    assert padded.reward == 0.0 and padded.first_bad_step == 6  # the fourth visit
+
+
+def test_a_solved_problem_needs_no_step() -> None:
+    assert score_derivation(ENV, "2y + 7x", "").reward == 1.0
+    assert score_derivation(ENV, "2y + 7x", "2y + 7x").reward == 1.0
+
+
+def test_derivation_reward_is_the_scores_reward() -> None:
+    score = derivation_reward(ENV)
+    assert score(PROBLEM, SOLUTION) == 1.0
+    assert score(PROBLEM, "2y + 4x + 3x") == 0.0  # unfinished
+    assert score("not a problem ((", SOLUTION) == 0.0
+    with pytest.raises(ValueError, match="problem must be a text"):
+        score_derivation(ENV, 3, SOLUTION)  # type: ignore[arg-type]
+
+
+def test_the_grpo_reward_scores_a_batch_as_trl_passes_it() -> None:
+    rows = grpo_rows(ENV, 3, seed=0)
+    assert [set(row) for row in rows] == [{"prompt", "problem", "max_moves"}] * 3
+    assert rows == grpo_rows(ENV, 3, seed=0) and rows[0]["problem"] in rows[0]["prompt"]
+    reward = grpo_reward(ENV)
+    completions = [SOLUTION, [{"role": "assistant", "content": SOLUTION}], "2y + 7x", 17]
+    scores = reward(
+        prompts=["p"] * 4,
+        completions=completions,
+        problem=[PROBLEM] * 4,
+        max_moves=[20] * 4,
+        completion_ids=[[1]] * 4,
+        trainer_state=None,
+    )
+    assert scores == [1.0, 1.0, 0.0, 0.0]
+    assert reward(completions=[SOLUTION], problem=[PROBLEM]) == [1.0]
+    assert reward(completions=[SOLUTION], problem=[PROBLEM], max_moves=[[3]]) == [0.0]
+    with pytest.raises(ValueError, match="as long as each other"):
+        reward(completions=[SOLUTION, SOLUTION], problem=[PROBLEM])
