@@ -23,7 +23,7 @@ from .admission import admit
 from .caches import ExpressionCache, expression_cache
 from .expressions import ParsedExpression, private_entry
 from .parsers import default_parser
-from .tree_ops import apply_rule, copy_tree, node_at_index
+from .tree_ops import copy_tree, node_at_index
 from .state import MathyEnvState, check_state
 from .trees import check_tree
 from .types import ActionType
@@ -310,7 +310,7 @@ class ActionSpace:
         results: List[Tuple[int, int, str]] = []
         for rule, node, out in written:
             if out is None:
-                change = apply_rule(copy_tree(parsed.tree), self._rules[rule], node, text)
+                change = parsed.rewrite(self._rules[rule], node)
                 assert change.result is not None
                 out = str(change.result.get_root())
             results.append((rule, node, out))

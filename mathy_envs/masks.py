@@ -351,16 +351,10 @@ def least_visited(
     valid moves, whose result texts `results` gives (`aligned`: `results` has
     exactly the moves of `mask`, in order): `mask` itself when there are none,
     else a new read-only array."""
+    texts: List[Optional[str]]
     if aligned:
-        counts = [visits.get(out, 0) for _, _, out in results]
-        if not counts or max(counts) == min(counts):
-            return mask
-        least = min(counts)
-        offered: MaskArray = mask.copy()
-        for (rule, node, _), count in zip(results, counts):
-            if count > least:
-                offered[rule, node] = 0
-        return frozen(offered)
+        moves = [(rule, node) for rule, node, _ in results]
+        texts = [out for _, _, out in results]
     else:
         by_move = {(rule, node): out for rule, node, out in results}
         moves = [(int(rule), int(node)) for rule, node in zip(*np.nonzero(mask))]

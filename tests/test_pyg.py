@@ -216,9 +216,10 @@ def test_probability_masks_mark_the_same_actions() -> None:
 
 def adapter_observation(env: Any, state: Any, obs_type: str) -> Any:
     """`env.state_to_observation`, with the revisit feature the Gymnasium
-    adapter adds by default."""
+    adapter adds by default and the moves it offers (no move back to a more
+    visited expression)."""
     return state.to_observation(
-        move_mask=env.valid_moves_array(state),
+        move_mask=env.least_visited_moves_array(state),
         max_seq_len=env.max_seq_len,
         obs_type=obs_type,
         revisits=True,
