@@ -115,7 +115,7 @@ def score_derivation(
         if number > MAX_DERIVATION_LINES:
             reason = f"the derivation has more than {MAX_DERIVATION_LINES} steps"
             return DerivationScore(number, verified, False, number, reason, state.agent.problem)
-        verdict = read_expression(env, state, line, text_moves(env, state))
+        verdict = read_expression(env, state, line, text_moves(env, state, describe=False))
         if verdict.move is None:
             reason = f"step {number}: {verdict.reason}"
             return DerivationScore(number, verified, False, number, reason, state.agent.problem)

@@ -60,16 +60,19 @@ def goal_text(env: MathyEnv) -> str:
     return " ".join(paragraph.split())
 
 
-def text_moves(env: MathyEnv, state: MathyEnvState) -> Tuple[TextMove, ...]:
+def text_moves(
+    env: MathyEnv, state: MathyEnvState, describe: bool = True
+) -> Tuple[TextMove, ...]:
     """The valid moves of `state` that change its text, numbered as prompts
-    list them."""
+    list them; without `describe`, their `where` is "" (reading replies needs
+    only the results: printing each node's subexpression is the prompt's work)."""
     text = state.agent.problem
     results = [(move, out) for move, out in sorted(env.move_results(state).items()) if out != text]
     wheres: Dict[int, str] = {}
     moves: List[TextMove] = []
     for number, ((rule_index, node), result) in enumerate(results, start=1):
-        where = wheres.get(node)
-        if where is None:
+        where = wheres.get(node, "")
+        if describe and node not in wheres:
             where = wheres[node] = _unwrapped(env.node_text(text, node))
         moves.append(TextMove(number, rule_index, node, env.rules[rule_index].name, where, result))
     return tuple(moves)

@@ -146,7 +146,7 @@ def read_reply(
         return _refuse(
             TOO_LONG, f"the answer line has {len(answer):,} characters, more than {MAX_ANSWER_CHARS:,}"
         )
-    listed = tuple(moves) or text_moves(env, state)
+    listed = tuple(moves) or text_moves(env, state, describe=False)
     if mode == CHOOSE:
         return _choose(env, answer, listed)
     return read_expression(env, state, answer, listed)

@@ -105,8 +105,13 @@ def test_prompts_list_the_moves_with_their_results() -> None:
     env = PolySimplify()
     episode = TextEpisode(env)
     prompt = episode.reset(problem="4x + 2y + 3x")
-    for move in text_moves(env, env.state_from_text("4x + 2y + 3x")):
+    state = env.state_from_text("4x + 2y + 3x")
+    for move in text_moves(env, state):
         assert move.line() in prompt
+    # Without the subexpressions (all a reply's reading needs): the same moves.
+    bare = text_moves(env, state, describe=False)
+    assert [m._replace(where="") for m in text_moves(env, state)] == list(bare)
+    assert all(m.where == "" for m in bare)
     assert prompt.startswith("Task: Simplify a polynomial by combining its like terms.")
     quiet = TextEpisode(env, list_moves=False).reset(problem="4x + 2y + 3x")
     assert "Valid moves" not in quiet and "->" not in quiet
