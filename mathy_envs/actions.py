@@ -6,6 +6,8 @@ import numpy as np
 import numpy.typing as npt
 from mathy_core import BaseRule, ExpressionParser, MathExpression
 
+from .pristine import pristine
+from .visits import visit_counts
 from .limits import MAX_RULES, quote, shorten, type_name
 from .lru import LRUCache
 from .masks import (
@@ -141,6 +143,7 @@ def sample_valid_actions(masks: Any, rng: np.random.Generator) -> npt.NDArray[np
     return result
 
 
+@pristine
 class ActionSpace:
     """The action side of `MathyEnv`: which `(rule, node)` actions are valid in a
     state, decoding an agent's action, and sampling valid ones.
@@ -272,9 +275,7 @@ class ActionSpace:
         shortest solution, for one) is offered."""
         state = check_state(env_state)
         text = state.agent.problem
-        visits: Dict[str, int] = {}
-        for step in state.agent.history:
-            visits[step[0]] = visits.get(step[0], 0) + 1
+        visits = visit_counts(state.agent.history, self._parser)
         mask = self.valid_moves_array(state)
         own = self._mask_of(text)
         # The env's own mask (not a subclass's): the results are its moves.

@@ -34,6 +34,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, TypeGuard
 
 import numpy as np
 import numpy.typing as npt
+from mathy_core import ExpressionParser
 
 from .admission import SAFE_CONSTANT, SAFE_SIZE
 from .env import MathyEnv
@@ -43,6 +44,8 @@ from .limits import quote, type_name
 from .observations.build import problem_hash
 from .observations.common import revisit_value
 from .observations.flat import flat_head
+from .pristine import defined_attributes, is_pristine, modules_are_pristine
+from .visits import canonical_text, visit_counts
 from .rewards import MAX_VISITS, RewardScheme, win_signal
 from .rules import are_core_rules
 from .settings import check_seed
@@ -50,18 +53,16 @@ from .state import MathyEnvState, episode_time
 from .time_step import is_terminal_transition
 from .types import EnvRewards, MathyEnvProblemArgs
 
-_CLASSES = (*(kind for kind in SimplifyGoalEnv.__mro__ if kind is not object), RewardScheme)
-_CLASS_ATTRIBUTES = tuple(dict(vars(kind)) for kind in _CLASSES)
-"""The classes whose methods the native steps reproduce, as they were when
-mathy_envs was imported: a method replaced on one of them since (monkeypatched)
-sends every step to `get_next_state`."""
+_LIBRARY_CLASSES = (*(kind for kind in SimplifyGoalEnv.__mro__ if kind is not object),)
+"""The classes whose methods the native steps reproduce."""
 _METHODS = frozenset(
     name
-    for kind in _CLASSES[:-1]
-    for name, value in vars(kind).items()
+    for kind in _LIBRARY_CLASSES
+    for name, value in (defined_attributes(kind) or {}).items()
     if callable(value) or isinstance(value, (property, classmethod, staticmethod))
 )
-"""The names of the env methods (and properties) the native steps may depend on."""
+"""The names of the env methods (and properties) the native steps may depend on,
+as the library defined them."""
 _START_METHODS = frozenset(
     {
         "__init__",
@@ -79,26 +80,42 @@ _START_METHODS = frozenset(
 )
 """Methods a subclass may override and still have its steps taken natively: they
 only start episodes, which always go through them."""
+_STEP_METHODS = (_METHODS - _START_METHODS - {"__getstate__", "__setstate__"}) | {
+    "__getattribute__",
+    "__getattr__",
+}
+"""What no class of an env may define for its steps to be taken natively, but
+the library's classes as they defined it."""
 
 
 def _native_env(env: MathyEnv) -> TypeGuard[SimplifyGoalEnv]:
-    """Whether every method the native steps reproduce is `SimplifyGoalEnv`'s and
-    its bases', as mathy_envs defined them: none overridden by a subclass (but
-    those that only start episodes), set on the instance or replaced on the
-    class, and the reward scheme a plain `RewardScheme`."""
+    """Whether every method the native steps reproduce is the library's own, as
+    it defined it: `SimplifyGoalEnv`'s and its bases' (`pristine`: none replaced
+    on those classes since, at any time), defined by no other class anywhere in
+    the env's class hierarchy (a subclass, or a mixin placed before or after a
+    library class), none set on the instance (but those that only start
+    episodes), the reward scheme a plain, unchanged `RewardScheme`, the states
+    plain, unchanged `MathyEnvState`s, and no function or constant of the
+    library's modules replaced (`modules_are_pristine`). Asked before every
+    batch call, so a change made at any time counts."""
     if not isinstance(env, SimplifyGoalEnv):
         return False
     for kind in type(env).__mro__:
-        if kind is SimplifyGoalEnv:
-            break
-        if not (vars(kind).keys() & _METHODS) <= _START_METHODS:
+        if kind is object:
+            continue
+        if kind in _LIBRARY_CLASSES:
+            if not is_pristine(kind):
+                return False
+        elif not vars(kind).keys().isdisjoint(_STEP_METHODS):
             return False
     scheme = env.reward_scheme
     return (
-        not (env.__dict__.keys() & _METHODS)
+        env.__dict__.keys().isdisjoint(_METHODS)
         and type(scheme) is RewardScheme
         and not vars(scheme)
-        and all(vars(kind) == saved for kind, saved in zip(_CLASSES, _CLASS_ATTRIBUTES))
+        and is_pristine(RewardScheme)
+        and is_pristine(MathyEnvState)
+        and modules_are_pristine()
     )
 
 
@@ -108,15 +125,46 @@ class _Episode:
     (None: ask the env's cache), its moves left, its visits per text and whether
     it ended."""
 
-    __slots__ = ("made", "taken", "native", "left", "visits", "over")
+    __slots__ = ("made", "taken", "native", "left", "visits", "over", "first", "first_key")
 
-    def __init__(self, state: MathyEnvState) -> None:
+    def __init__(self, state: MathyEnvState, parser: ExpressionParser) -> None:
         self.made = state
         self.taken: List[Tuple[str, Tuple[int, int]]] = []
         self.native: Optional[Any] = None
         self.left = state.agent.moves_remaining
-        self.visits = {state.agent.problem: 1}
+        # Its texts' visits, the first in its canonical form (as moves print it).
+        self.visits = visit_counts(state.agent.history, parser)
+        self.first = state.agent.history[0].raw if state.agent.history else state.agent.problem
+        self.first_key = canonical_text(self.first, parser)
         self.over = False
+
+    def visit(self, text: str) -> int:
+        """Count a visit of `text` (the first text in its canonical form), and
+        return the visits of it so far."""
+        if text == self.first:
+            text = self.first_key
+        visits = self.visits[text] = self.visits.get(text, 0) + 1
+        return visits
+
+    def copy(self) -> "_Episode":
+        """A copy that shares nothing that changes (states are values)."""
+        made = _Episode.__new__(_Episode)
+        for name in self.__slots__:
+            setattr(made, name, getattr(self, name))
+        made.taken = list(self.taken)
+        made.visits = dict(self.visits)
+        return made
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # The native parse is a cache (the env's parse of the text gives it
+        # again), and it does not pickle.
+        state = {name: getattr(self, name) for name in self.__slots__}
+        state["native"] = None
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        for name in self.__slots__:
+            setattr(self, name, state[name])
 
     @property
     def state(self) -> MathyEnvState:
@@ -153,10 +201,13 @@ class StepBatch:
     - `masks`: `(num_envs, R*L)` int8, the valid actions it is offered (action
       `rule * L + node`; with `mask_revisits`, less the moves back to more
       visited expressions);
-    - `rewards` (float64), `terminated`, `truncated` and `won` (bool): what the
-      last step gave each episode (all zero for an episode that was reset
-      instead); `won` as `MathyGymEnv`'s `info["win"]`: the step ended the
-      episode with a positive reward, the expression still fitting.
+    - `rewards` (float64), `terminated`, `truncated`, `won`, `valid` and
+      `oversize` (bool): what the last step gave each episode (all zero for an
+      episode that was reset instead); `won`, `valid` and `oversize` as
+      `MathyGymEnv`'s `info["win"]`, `info["valid"]` and `info["oversize"]`: the
+      step ended the episode with a positive reward, the expression still
+      fitting; the action was a valid move of the episode's state; the new
+      expression has more nodes than `max_seq_len`.
 
     The arrays are reused: copy what you keep. `states` are the episodes'
     `MathyEnvState`s.
@@ -200,6 +251,8 @@ class StepBatch:
         self.terminated: npt.NDArray[np.bool_] = np.zeros(self.num_envs, np.bool_)
         self.truncated: npt.NDArray[np.bool_] = np.zeros(self.num_envs, np.bool_)
         self.won: npt.NDArray[np.bool_] = np.zeros(self.num_envs, np.bool_)
+        self.valid: npt.NDArray[np.bool_] = np.zeros(self.num_envs, np.bool_)
+        self.oversize: npt.NDArray[np.bool_] = np.zeros(self.num_envs, np.bool_)
         self._episodes: List[_Episode] = []
         self._hashes: Dict[str, Tuple[float, float]] = {}
         # Each episode's rows, made once (a row of a 2-D array is a new view
@@ -227,6 +280,45 @@ class StepBatch:
         self._lock = threading.Lock()
         self._changed = False
 
+    _KEPT = (
+        "observations", "masks", "rewards", "terminated", "truncated", "won", "_valid", "_offered",
+    )
+    """The arrays a copy takes the values of (the others are views of these)."""
+
+    def __getstate__(self) -> Dict[str, Any]:
+        """What a pickle or a copy keeps: the env, the settings, the arrays and
+        the episodes (without their native parses, made again when needed); the
+        lock and the arrays' views are made anew. A copy steps on as the
+        original would, byte for byte."""
+        with self._lock:
+            return {
+                "env": self.env,
+                "num_envs": self.num_envs,
+                "params": self.params,
+                "revisits": self.revisits,
+                "mask_revisits": self.mask_revisits,
+                "arrays": {name: getattr(self, name) for name in self._KEPT},
+                "episodes": self._episodes,
+                "hashes": self._hashes,
+                "rules_seen": self._rules_seen,
+            }
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        StepBatch.__init__(
+            self,
+            state["env"],
+            state["num_envs"],
+            state["params"],
+            state["revisits"],
+            state["mask_revisits"],
+        )
+        for name, values in state["arrays"].items():
+            getattr(self, name)[...] = values
+        # Copies: a shallow copy of the batch must not step the original's episodes.
+        self._episodes = [episode.copy() for episode in state["episodes"]]
+        self._hashes = dict(state["hashes"])
+        self._rules_seen = list(state["rules_seen"])
+
     @property
     def states(self) -> List[MathyEnvState]:
         """Each episode's current state."""
@@ -252,6 +344,8 @@ class StepBatch:
         self.terminated[:] = False
         self.truncated[:] = False
         self.won[:] = False
+        self.valid[:] = False
+        self.oversize[:] = False
 
     def step(self, actions: Any) -> None:
         """Take one action in each episode (`actions[i]`, a flat action `rule * L
@@ -312,14 +406,20 @@ class StepBatch:
         terminated = [False] * self.num_envs
         truncated = [False] * self.num_envs
         won = [False] * self.num_envs
+        valid = [False] * self.num_envs
+        oversize = [False] * self.num_envs
         self._changed = True
         for index, (episode, action) in enumerate(zip(episodes, flat)):
             if episode.over:
                 episodes[index] = self._start(index, native)
                 continue
             made = None if native is None else self._native_step(episode, index, action, native)
-            if made is None:
-                made = self._step(episode, index, divmod(action, length))
+            if made is not None:
+                valid[index] = True  # the native core takes valid moves only
+            else:
+                made, valid[index], oversize[index] = self._step(
+                    episode, index, divmod(action, length)
+                )
             rewards[index], terminated[index], truncated[index], won[index] = made
             episode.over = made[1] or made[2]
         self.masks[:] = self._offered
@@ -327,6 +427,8 @@ class StepBatch:
         self.terminated[:] = terminated
         self.truncated[:] = truncated
         self.won[:] = won
+        self.valid[:] = valid
+        self.oversize[:] = oversize
 
     # -- steps ---------------------------------------------------------------------
 
@@ -367,6 +469,8 @@ class StepBatch:
         preferred, rule_rewards = native
         if not (0 <= action < self._actions) or not self._mask_rows[index][action]:
             return None  # invalid: the env's invalid_action_response decides
+        if type(episode.made) is not MathyEnvState:
+            return None  # a state of the user's class: its methods decide
         expression = episode.native
         if expression is None:
             expression = self.env._expressions.parse(episode.state.agent.problem).native
@@ -384,7 +488,7 @@ class StepBatch:
         episode.taken.append((text, (rule, node)))
         episode.native = expression
         left = episode.left = episode.left - 1
-        visits = episode.visits[text] = episode.visits.get(text, 0) + 1
+        visits = episode.visit(text)
         max_moves = episode.made.max_moves
         # RewardScheme.score, in its order (the size was checked by step_flat).
         terminated = True
@@ -419,14 +523,19 @@ class StepBatch:
 
     def _step(
         self, episode: _Episode, index: int, action: Tuple[int, int]
-    ) -> Tuple[float, bool, bool, bool]:
+    ) -> Tuple[Tuple[float, bool, bool, bool], bool, bool]:
         """`get_next_state`, and the observation `MathyGymEnv` gives:
-        `(reward, terminated, truncated, won)`."""
+        `((reward, terminated, truncated, won), valid, oversize)`."""
         env = self.env
         before = episode.state
+        moves = env.valid_moves_array(before)
+        rule, node = action
+        valid = bool(
+            0 <= rule < moves.shape[0] and 0 <= node < moves.shape[1] and moves[rule, node]
+        )
         state, time_step, _ = env.get_next_state(before, action)
         text = state.agent.problem
-        episode.visits[text] = episode.visits.get(text, 0) + 1
+        episode.visit(text)
         episode.native = None
         episode.made, episode.left = state, state.agent.moves_remaining
         oversize = env.node_count(text) > env.max_seq_len
@@ -440,7 +549,7 @@ class StepBatch:
         terminated = is_terminal_transition(time_step)
         reward = float(time_step.reward)
         won = terminated and not oversize and reward > 0
-        return reward, terminated, state.agent.moves_remaining <= 0, won
+        return (reward, terminated, state.agent.moves_remaining <= 0, won), valid, oversize
 
     # -- starts and observations --------------------------------------------------------
 
@@ -449,8 +558,8 @@ class StepBatch:
         native core where it answers for them (`native`, as for steps), else as
         `MathyGymEnv` writes them."""
         state, _ = self.env.fitting_initial_state(self.params)
-        episode = _Episode(state)
-        if native is not None:
+        episode = _Episode(state, self.env.parser)
+        if native is not None and type(state) is MathyEnvState:
             expression = self.env._expressions.parse(state.agent.problem).native
             row = self._rows[index]
             if expression is not None and expression.write_flat(

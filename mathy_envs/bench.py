@@ -15,7 +15,10 @@ state's valid moves), on trees parsed and listed beforehand.
 The text interface (`mathy_envs.text`), on the same kind of play: the time of a
 prompt (with its numbered moves), of the verdict on a reply that writes one valid
 move, and of the verdict on a reply that keeps the value but skips steps, next
-to the time of the env step itself.
+to the time of the env step itself; and the slowest verdict on a hostile reply
+(`WORST_REPLIES`, each at the `MAX_REPLY_CHARS` limit: long runs of spaces,
+stars and brackets after an answer prefix, step labels, thousands of lines), in
+rewrite and choose mode and as a whole derivation.
 """
 
 import gc
@@ -39,7 +42,8 @@ from .observations import ObservationType
 from .caches import expression_cache
 from .parsers import default_parser
 from .state import MathyEnvState
-from .text import REWRITE, prompt_text, read_reply, text_moves
+from .text import CHOOSE, REWRITE, prompt_text, read_reply, score_derivation, text_moves
+from .text.replies import MAX_REPLY_CHARS
 from .time_step import is_terminal_transition
 from .types import ActionType, MathyEnvDifficulty, MathyEnvProblemArgs
 
@@ -70,6 +74,23 @@ class BenchResult:
     memory_states: int
     vector: Optional[VectorResult]
     text_us: Dict[str, float] = field(default_factory=dict)
+    worst_reply_ms: float = 0.0
+    worst_reply: str = ""
+
+
+WORST_REPLIES: Dict[str, Callable[[int], str]] = {
+    "spaces after 'answer'": lambda n: "answer" + " " * n + "x",
+    "stars and spaces after 'answer'": lambda n: "**answer" + " *" * n + "x",
+    "spaces after 'move'": lambda n: "move" + " " * n + "x",
+    "spaces after '#'": lambda n: "# " + " " * n + "x",
+    "spaces in a rule name": lambda n: "a" + " " * n + "at x",
+    "spaces after a step label": lambda n: "step 1" + " " * n + "x",
+    "an unclosed box": lambda n: "\\boxed{" + "}" * n + "x",
+    "one step per line": lambda n: "4x + 2x\n" * n,
+    "blank lines": lambda n: "\n" * n + "6x",
+    "spaces between letters": lambda n: "x " * n,
+}
+"""Hostile replies by name, each made from a repeat count (cut to the limit)."""
 
 
 def _cold_env(env_class: Type[MathyEnv]) -> MathyEnv:
@@ -214,6 +235,31 @@ def text_micros(steps: int) -> Dict[str, float]:
     return {name: seconds / steps * 1e6 for name, seconds in spent.items()}
 
 
+def worst_reply_millis() -> Tuple[float, str]:
+    """The slowest verdict (milliseconds) on a `WORST_REPLIES` reply at the
+    `MAX_REPLY_CHARS` limit, in rewrite and choose mode and as a derivation of
+    a PolySimplify problem, and what it was."""
+    env = PolySimplify()
+    state = env.state_from_text("4x + 2x")
+    moves = text_moves(env, state, describe=False)
+    clock = time.perf_counter
+    worst, what = 0.0, ""
+    for name, make in WORST_REPLIES.items():
+        reply = make(MAX_REPLY_CHARS)[:MAX_REPLY_CHARS]
+        checks: Dict[str, Callable[[], object]] = {
+            "rewrite": lambda: read_reply(env, state, reply, REWRITE, moves),
+            "choose": lambda: read_reply(env, state, reply, CHOOSE, moves),
+            "derivation": lambda: score_derivation(env, state.agent.problem, reply),
+        }
+        for kind, check in checks.items():
+            started = clock()
+            check()
+            spent = (clock() - started) * 1e3
+            if spent > worst:
+                worst, what = spent, f"{name}, {kind}"
+    return worst, what
+
+
 def held_bytes(roots: List[object]) -> int:
     """Bytes of every object reachable from `roots` (each counted once), not
     counting classes, functions and modules."""
@@ -286,6 +332,7 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
         results.append(result)
     report(f"[{parts - 3}/{parts}] the text interface: prompts and verdicts")
     text_us = min((text_micros(200 if quick else 1000) for _ in range(repeats)), key=lambda r: r["prompt"])
+    worst_ms, worst_what = worst_reply_millis()
     report(f"[{parts - 2}/{parts}] observation building per type")
     observation_us = observation_micros(300 if quick else 3000)
     report(f"[{parts - 1}/{parts}] memory of held states")
@@ -301,6 +348,8 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
         memory_states=states,
         vector=vector,
         text_us=text_us,
+        worst_reply_ms=worst_ms,
+        worst_reply=worst_what,
     )
 
 
@@ -344,6 +393,11 @@ def run_bench(
         ("verdict_refused", "verdict: same value, not one move"),
     ):
         print(f"  {label:36} {text[name]:8.1f} us ({text[name] / text['step']:.1f} steps)", file=out)
+    print(
+        f"  slowest verdict on a hostile {MAX_REPLY_CHARS:,}-character reply: "
+        f"{result.worst_reply_ms:.1f} ms ({result.worst_reply})",
+        file=out,
+    )
     print(file=out)
     print(
         f"memory: {result.memory_states:,} states held in a list: "
@@ -365,4 +419,4 @@ def run_bench(
     return 0
 
 
-__all__ = ("BenchResult", "WorkloadResult", "bench", "run_bench")
+__all__ = ("WORST_REPLIES", "BenchResult", "WorkloadResult", "bench", "run_bench", "worst_reply_millis")

@@ -11,6 +11,8 @@ from typing import Any, List, Literal, Optional, Tuple, Type, TypeVar, Union, ov
 import numpy as np
 from mathy_core import BaseRule, ExpressionChangeRule, MathExpression
 
+from .pristine import pristine
+from .visits import visits_of
 from .actions import ActionInput, ActionSpace, sample_valid_action
 from .limits import (
     DEFAULT_MAX_SEQ_LEN,
@@ -32,7 +34,7 @@ from .settings import check_flag, check_real, check_seed
 from .state import MathyEnvState, MathyEnvStateStep, check_state
 from .time_step import TimeStep, is_terminal_transition
 from .types import ActionType, MathyEnvProblem, MathyEnvProblemArgs, ProblemGenerator
-from .values import same_value
+from .values import narrowed_domain, same_value_where_defined
 
 ObservationT = TypeVar("ObservationT")
 
@@ -55,6 +57,7 @@ own `transition_fn` and `is_goal`: they read the state's tree through
 `MathyEnv.tree_of`, which builds it only then. User code never sees it."""
 
 
+@pristine
 class MathyEnv(ActionSpace, Rendering):
     """Implement a math solving game where a player wins by executing the right
     sequence of actions to reduce a math expression to an agreeable basic
@@ -437,8 +440,7 @@ class MathyEnv(ActionSpace, Rendering):
         lose after the fourth visit), a rewarding or penalizing last rule,
         otherwise the time step cost."""
         text = check_state(env_state).agent.problem
-        visits = [step.raw for step in env_state.agent.history].count(text)
-        return self._score(env_state, visits)
+        return self._score(env_state, visits_of(env_state.agent.history, text, self._parser))
 
     def _score(self, env_state: MathyEnvState, visits: int) -> TimeStep:
         """`get_state_transition` of a state whose text has been seen `visits`
@@ -513,21 +515,33 @@ class MathyEnv(ActionSpace, Rendering):
         return EnvRewards.LOSE
 
     def finalize_state(self, state: MathyEnvState) -> None:
-        """Check that the episode's last expression has the value of its first.
+        """Check that the episode's last expression has the value of its first,
+        wherever the first has one.
 
         Both are evaluated exactly (no rounding or integer wrap-around) at
         pseudo-random points derived from the first text; raises `ValueError`
-        when they differ.
+        when they differ, or when the last has no value somewhere the first has
+        one: it asks a condition the first does not (a divisor nonzero, the
+        base of a fractional power >= 0...: `x^3 -> x^3 * x^0.5 * x^0.5 / x`,
+        equal where both have a value, has none at 0), as
+        `mathy_envs.values.narrowed_domain` tells.
         """
         history = check_state(state).agent.history
         first_text = history[0].raw if history else state.agent.problem
         last_text = state.agent.problem
         first = self._expressions.parse(first_text).tree
         last = self._expressions.parse(last_text).tree
-        if not same_value(first, last, first_text):
+        same, roots = same_value_where_defined(first, last, first_text)
+        if not same:
             raise ValueError(
                 f"expression value changed: {quote(first_text)} is not equal to "
                 f"{quote(last_text)}"
+            )
+        narrowed = narrowed_domain(first, last, first_text, roots)
+        if narrowed is not None:
+            raise ValueError(
+                f"expression domain narrowed: {quote(last_text, 60)} has no value "
+                f"where {quote(first_text, 60)} has one ({narrowed})"
             )
 
     # -- observations -----------------------------------------------------------

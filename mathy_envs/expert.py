@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
+from .visits import canonical_text
 from .env import MathyEnv
 from .limits import quote, type_name
 from .settings import check_seed
@@ -166,7 +167,8 @@ def without_loops(
     when the shorter episode still ends in a win (it may not where the goal
     reads the history); else `actions`."""
     kept: List[Tuple[int, int]] = []
-    texts = [start.agent.problem]
+    # The start in its canonical form, as a move back to it prints it.
+    texts = [canonical_text(start.agent.problem, env.parser)]
     state = start
     for action in actions:
         state, _, _ = env.get_next_state(state, action)

@@ -58,6 +58,13 @@ class ParsedExpression:
     def layout(self) -> NodeLayout:
         return NodeLayout(self.tree)
 
+    @lazy
+    def canonical(self) -> str:
+        """`printed()`, kept: the form in which an episode's texts are compared
+        (`mathy_envs.visits`). Read from the cache's entries, which no step
+        rewrites while they are cached."""
+        return self.printed()
+
     def printed(self) -> str:
         """The text as mathy_core prints the parsed tree (its spacing, and no
         redundant parentheses): the native core's print where it parsed the

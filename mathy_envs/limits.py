@@ -63,7 +63,7 @@ def quote(text: Any, limit: int = QUOTE_LENGTH) -> str:
             return f"{plain[:limit]!r}... ({len(plain)} characters)"
         return repr(plain)
     try:
-        shown = _LINE_BREAK.sub(" ", _BoundedRepr(limit).repr(text))
+        shown = _one_line(_BoundedRepr(limit).repr(text))
     except Exception:  # RecursionError too
         shown = f"<{type_name(text)} object>"
     if len(shown) > limit:
@@ -79,7 +79,20 @@ def type_name(value: Any, limit: int = 60) -> str:
 
 
 _TYPE_NAME = vars(type)["__name__"]
-_LINE_BREAK = re.compile(r"\s*\n\s*")
+
+
+def _one_line(text: str) -> str:
+    """`text` with each line break and the white space around it made one space
+    (in time linear in its length, whatever white space it holds)."""
+    if "\n" not in text:
+        return text
+    lines = text.split("\n")
+    last = len(lines) - 1
+    parts = [
+        line.strip() if 0 < index < last else line.rstrip() if index == 0 else line.lstrip()
+        for index, line in enumerate(lines)
+    ]
+    return " ".join(part for part in parts if part)
 
 
 class _BoundedRepr(reprlib.Repr):

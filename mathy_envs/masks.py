@@ -85,9 +85,22 @@ class Sweep:
             for index, rule in enumerate(self.rules)
             if allowed is None or isinstance(rule, allowed)
         ]
+        self.settings = _settings_of(self.rules)
+        """Each rule's attributes (its settings) when the sweep was made."""
         self._checks: Dict[type, Tuple[RuleCheck, ...]] = {}
         self._answers: Memo[Tuple[int, Hashable], bool] = Memo(SHAPE_MEMORY_SIZE)
         self._core = allowed is None and are_core_rules(self.rules)
+
+    def made_for(self, rules: Sequence[BaseRule]) -> bool:
+        """Whether the sweep was made for `rules`: the same rule objects, in the
+        same order, each with the settings (attributes) it has now."""
+        if self.rules != rules:
+            return False
+        now = [getattr(rule, "__dict__", None) for rule in rules]
+        try:
+            return now == self.settings  # one comparison in C, the hot path
+        except Exception:  # a setting whose == has no single truth value (an array)
+            return all(_same_settings(a, b) for a, b in zip(now, self.settings))
 
     def checks(self, node_type: type) -> Tuple[RuleCheck, ...]:
         """The rules to ask about a node of `node_type`."""
@@ -159,6 +172,28 @@ class Sweep:
         mask: MaskArray = np.frombuffer(cells, dtype=np.int8).reshape(len(self.rules), count)
         owned: MaskArray = mask.copy()
         return owned
+
+
+def _same_settings(now: Optional[Dict[str, Any]], then: Optional[Dict[str, Any]]) -> bool:
+    """Whether a rule's attributes `now` are those it had (`then`): equal
+    dicts, or, where a value's `==` has no single truth value (an array), the
+    same names holding the same objects."""
+    if now is None or then is None:
+        return now is then
+    try:
+        return bool(now == then)
+    except Exception:
+        return now.keys() == then.keys() and all(now[name] is then[name] for name in now)
+
+
+def _settings_of(rules: Sequence[BaseRule]) -> List[Optional[Dict[str, Any]]]:
+    """A copy of each rule's attributes: its settings (`preferred`, ...) and
+    anything set on it (None for a rule without a `__dict__`)."""
+    settings: List[Optional[Dict[str, Any]]] = []
+    for rule in rules:
+        own = getattr(rule, "__dict__", None)
+        settings.append(None if own is None else dict(own))
+    return settings
 
 
 def candidate_mask(
@@ -372,9 +407,10 @@ class MaskCache:
     """Read-only masks by expression text, for one list of rule objects.
 
     `rules` is a plain list that callers may change in place (e.g.
-    `env.rules[1] = CommutativeSwapRule(preferred=True)`); cached masks are only
-    valid for the rule objects they were computed with, so a lookup with other
-    rules empties the cache first.
+    `env.rules[1] = CommutativeSwapRule(preferred=True)`), and a rule's settings
+    may be changed in place too (`env.rules[1].preferred = True`); cached masks
+    are only valid for the rule objects and settings they were computed with, so
+    a lookup with other rules or settings empties the cache first.
     """
 
     def __init__(self, capacity: int = MASK_CACHE_SIZE) -> None:
@@ -390,7 +426,7 @@ class MaskCache:
         """The cached mask of `text`, or `compute(sweep)`'s (with the `Sweep` of
         `rules`), made read-only and kept."""
         sweep = self._sweep
-        if sweep.rules != rules:
+        if not sweep.made_for(rules):
             self.clear()
             # One attribute holds the rules and their sweep, so no thread sees
             # the one without the other.

@@ -5,8 +5,10 @@ from collections import Counter
 from typing import List, Optional
 
 import numpy as np
-from mathy_core import BaseRule, ExpressionChangeRule
+from mathy_core import BaseRule, ExpressionChangeRule, ExpressionParser
 
+from .pristine import pristine
+from .visits import canonical_text
 from .limits import quote, type_name
 from .settings import check_flag
 from .state import MathyEnvState, check_state
@@ -54,10 +56,12 @@ def render_state(
     )
 
 
+@pristine
 class Rendering:
     """The rendering side of `MathyEnv`: one text line per state or step."""
 
     _rules: List[BaseRule]
+    _parser: ExpressionParser
 
     def _score(self, env_state: MathyEnvState, visits: int) -> TimeStep:
         raise NotImplementedError
@@ -110,16 +114,19 @@ class Rendering:
             problem_type=env_state.agent.problem_type,
         )
         self.print_state(start, "initial-state", pretty=pretty)
-        visits = Counter([history[0].raw])
+        # Each text's visits so far, the first text in its canonical form.
+        first = canonical_text(history[0].raw, self._parser)
+        visits = Counter([first])
         moves = start.agent.moves_remaining
         rules = self._rules
         for previous, step in zip(history, history[1:]):
             rule_index, node_index = step.action
             name = rules[rule_index].name if 0 <= rule_index < len(rules) else "invalid-action"
             moves -= 1
-            visits[step.raw] += 1
+            text = first if step.raw == history[0].raw else step.raw
+            visits[text] += 1
             state = start._with_history([previous, step], moves)
-            reward = self._score(state, visits[step.raw]).reward
+            reward = self._score(state, visits[text]).reward
             self.print_state(state, name, node_index, None, reward, pretty)
 
 

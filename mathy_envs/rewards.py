@@ -37,6 +37,7 @@ from mathy_core.rules import (
     VariableMultiplyRule,
 )
 
+from .pristine import pristine
 from .limits import quote
 from .observations import MathyObservation
 from .state import MathyEnvState
@@ -94,6 +95,7 @@ def win_signal(max_moves: int, moves_remaining: int) -> float:
     return min(2.0, EnvRewards.WIN + bonus)
 
 
+@pristine
 class RewardScheme:
     """How an env scores its transitions, one method per check (see the module
     docstring for the order). Override a method to change one check."""

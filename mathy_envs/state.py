@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 from mathy_core import ExpressionParser
 
+from .pristine import pristine
 from .agent import NO_ACTION, MathyAgentState, MathyEnvStateStep
 from .limits import check_move_budget, check_num_rules
 from .observations import (
@@ -63,6 +64,7 @@ def episode_time(max_moves: int, moves_remaining: int) -> float:
     return 0.0 if used < 0.0 else 1.0 if used > 1.0 else used
 
 
+@pristine
 class MathyEnvState:
     """The state of an episode: the agent state plus episode constants.
 

@@ -11,6 +11,7 @@ functions of `mathy_envs.serialization`) are built on these.
 """
 
 import math
+import re
 from typing import Any, NamedTuple, Optional
 
 import numpy as np
@@ -33,6 +34,18 @@ HEADER_FIELDS = (
     "reward",
 )
 """The fields before the history steps, in order."""
+INTEGER = re.compile(r"[-+]?[0-9]{1,20}")
+"""An integer field: ASCII decimal digits (at most 20) with an optional sign, as
+`str(int)` writes it; not the other forms `int()` reads (`1_0`, ` 1 `, other
+scripts' digits)."""
+NUMBER = re.compile(
+    r"[-+]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|inf|infinity|nan)",
+    re.IGNORECASE,
+)
+"""The reward field: a decimal number as `repr(float)` writes it (the names of
+the values that are not finite are read, to be refused as such); not the other
+forms `float()` reads (`1_0.5`, ` 1 `, other scripts' digits). No two of its
+quantifiers can share a run of digits, so a long field is read in linear time."""
 
 
 class StateFields(NamedTuple):
@@ -104,10 +117,9 @@ def read_state(text: str) -> StateFields:
     except ValueError as error:
         raise ValueError(f"problem field: {error}") from None
     problem_type = fields[4]
-    try:
-        reward = float(fields[5])
-    except ValueError:
-        raise ValueError(f"reward field {quote(fields[5])} is not a number") from None
+    if NUMBER.fullmatch(fields[5]) is None:
+        raise ValueError(f"reward field {quote(fields[5])} is not a number")
+    reward = float(fields[5])
     if not math.isfinite(reward):
         raise ValueError(f"reward field {quote(fields[5])} is not a finite number")
     history = [_step_field(index, field) for index, field in enumerate(fields[6:])]
@@ -182,10 +194,12 @@ def codes_text(input_bytes: npt.NDArray[Any]) -> str:
 def _int_field(name: str, value: str) -> int:
     if len(value) > 20:
         raise ValueError(f"{name} field {quote(value)} is not an integer of at most 20 digits")
-    try:
-        return int(value)
-    except ValueError:
-        raise ValueError(f"{name} field {quote(value)} is not an integer") from None
+    if INTEGER.fullmatch(value) is None:
+        raise ValueError(
+            f"{name} field {quote(value)} is not an integer (ASCII digits, with an "
+            "optional sign)"
+        )
+    return int(value)
 
 
 def _step_field(index: int, value: str) -> MathyEnvStateStep:
@@ -196,18 +210,19 @@ def _step_field(index: int, value: str) -> MathyEnvStateStep:
             f"{STEP_SEPARATOR}node'"
         )
     raw, rule, node = parts
-    try:
-        action = (int(rule), int(node))
-    except ValueError:
+    if INTEGER.fullmatch(rule) is None or INTEGER.fullmatch(node) is None:
         raise ValueError(
-            f"history step {index} {quote(value)} has a non-integer rule or node"
-        ) from None
-    return MathyEnvStateStep(raw, action)
+            f"history step {index} {quote(value)} has a non-integer rule or node "
+            "(ASCII digits, at most 20, with an optional sign)"
+        )
+    return MathyEnvStateStep(raw, (int(rule), int(node)))
 
 
 __all__ = (
     "FIELD_SEPARATOR",
     "HEADER_FIELDS",
+    "INTEGER",
+    "NUMBER",
     "STEP_SEPARATOR",
     "StateFields",
     "check_pad",

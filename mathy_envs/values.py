@@ -42,7 +42,7 @@ import math
 from fractions import Fraction
 from functools import lru_cache
 from numbers import Integral
-from typing import Any, Callable, Dict, List, Literal, Optional, Tuple
+from typing import Any, Callable, Dict, List, Literal, Optional, Tuple, Union
 
 from mathy_core import (
     AbsExpression,
@@ -219,6 +219,22 @@ def _whole_power(base: Fraction, exponent: int) -> Optional[Fraction]:
 _UNARY_TYPES = (NegateExpression, FactorialExpression, AbsExpression, SgnExpression)
 
 
+
+def _operands(
+    node: MathExpression,
+) -> Tuple[Optional[MathExpression], MathExpression, MathExpression]:
+    """`(child, node, node)` for a unary node (its one operand), `(None, left,
+    right)` for a binary one; `Undefined` for a node missing an operand."""
+    left, right = node.left, node.right
+    if (left is None) != (right is None) or isinstance(node, _UNARY_TYPES):
+        child = left if left is not None else right
+        if child is None:
+            raise Undefined(f"{type(node).__name__} has no operand")
+        return child, node, node
+    if left is None or right is None:
+        raise Undefined(f"{type(node).__name__} has no operands")
+    return None, left, right
+
 class _Evaluator:
     """Evaluates trees at one point: one value per variable name and per opaque
     subexpression, derived from `seed`.
@@ -295,14 +311,9 @@ class _Evaluator:
             return self._constant(node.value)
         if isinstance(node, VariableExpression):
             return self._variable(str(node.identifier)), None, ANY_SIGN, False, self.roots
-        left, right = node.left, node.right
-        if (left is None) != (right is None) or isinstance(node, _UNARY_TYPES):
-            child = left if left is not None else right
-            if child is None:
-                raise Undefined(f"{type(node).__name__} has no operand")
+        child, left, right = _operands(node)
+        if child is not None:
             return self._unary(node, self.evaluate(child))
-        if left is None or right is None:
-            raise Undefined(f"{type(node).__name__} has no operands")
         a = self.evaluate(left)
         b = self.evaluate(right)
         if isinstance(node, PowerExpression):
@@ -371,6 +382,14 @@ class _Evaluator:
         exponent = power[1]
         if exponent is None:
             # A variable or irrational exponent.
+            if (
+                not self.symbolic
+                and (exact == 0 or (exact is None and (field == 0 or signs == ZERO)))
+                and PRIME - power[0] <= _SMALL
+            ):
+                # Zero to a small negative number at a random point (`x - x - 1`):
+                # that number, but for a vanishing chance.
+                raise Undefined(f"{quote(str(node))} is 0 to a negative power")
             result_signs = POSITIVE if signs == POSITIVE else ANY_SIGN
             return self._opaque("^", base, power), None, result_signs, constant and power[3], 1
         if exponent.denominator == 1:
@@ -669,18 +688,409 @@ def same_expression(first: MathExpression, second: MathExpression, seed: str) ->
     return values[0] == values[1]
 
 
+# -- ranges -----------------------------------------------------------------------
+
+Bound = Union[Fraction, float]
+"""An end of a range: a number, or `-math.inf` / `math.inf` where the range has
+none."""
+Range = Tuple[Bound, Bound]
+"""The interval `[low, high]` that holds every value a subtree takes, over all the
+values of its variables where it has one."""
+
+_BOUND_BITS = 128
+"""Ends of ranges are kept to this size (in bits), rounded outwards past it."""
+_BIG = Fraction(2**64)
+
+
+def _down(value: Bound) -> Bound:
+    """`value`, or a smaller bound of at most `_BOUND_BITS` bits."""
+    if isinstance(value, float) or max(
+        value.numerator.bit_length(), value.denominator.bit_length()
+    ) <= _BOUND_BITS:
+        return value
+    if value >= _BIG:
+        return _BIG
+    if value <= -_BIG:
+        return -math.inf
+    return Fraction(math.floor(value * _BIG), _BIG.numerator)
+
+
+def _up(value: Bound) -> Bound:
+    """`value`, or a larger bound of at most `_BOUND_BITS` bits."""
+    low = _down(-value)
+    return -low
+
+
+def _times(a: Bound, b: Bound) -> Bound:
+    """`a * b` of two ends, zero when either is zero (an unbounded factor is
+    still finite everywhere)."""
+    return Fraction(0) if a == 0 or b == 0 else a * b
+
+
+def _product(a: Range, b: Range) -> Range:
+    ends = [_times(x, y) for x in a for y in b]
+    return _down(min(ends)), _up(max(ends))
+
+
+def _reciprocal(a: Range, node: MathExpression) -> Range:
+    """The range of `1 / v` for the nonzero values `v` of range `a`; `Undefined`
+    when `a` holds zero only."""
+    low, high = a
+    if low == 0 and high == 0:
+        raise Undefined(f"{quote(str(node))} divides by zero for every value")
+
+    def inverse(end: Bound) -> Bound:
+        return Fraction(0) if isinstance(end, float) else 1 / end
+
+    if low > 0 or high < 0:
+        return _down(inverse(high)), _up(inverse(low))
+    if low == 0:
+        return _down(inverse(high)), math.inf
+    if high == 0:
+        return -math.inf, _up(inverse(low))
+    return -math.inf, math.inf
+
+
+def _power_bound(base: Bound, exponent: int, up: bool) -> Bound:
+    """A bound of `base ** exponent` (`base >= 0`, `exponent >= 1`) from above
+    (`up`) or below, its ends rounded outwards as it is computed."""
+    if isinstance(base, float):
+        return base
+    keep = _up if up else _down
+    result: Bound = Fraction(1)
+    while exponent:
+        if exponent & 1:
+            result = keep(_times(result, base))
+        exponent >>= 1
+        if exponent:
+            base = keep(_times(base, base))
+            if isinstance(base, float):
+                return base if result != 0 else result
+    return result
+
+
+def _whole_power_range(a: Range, exponent: int) -> Range:
+    """The range of `v ** exponent` (`exponent >= 1`) for `v` in range `a`."""
+    low, high = a
+    odd = exponent % 2 == 1
+    if low >= 0:
+        return _power_bound(low, exponent, False), _power_bound(high, exponent, True)
+    top = _power_bound(-low, exponent, True)  # the largest magnitude below zero
+    if high <= 0:
+        bottom = _power_bound(-high, exponent, False)
+        return (-top, -bottom) if odd else (bottom, top)
+    highest = _power_bound(high, exponent, True)
+    return (-top, highest) if odd else (Fraction(0), max(top, highest))
+
+
+def _sign(end: Bound) -> Fraction:
+    return Fraction((end > 0) - (end < 0))
+
+
+class _Ranges:
+    """The range of subtrees (interval arithmetic, over the reals), to find the
+    subtrees that have no value for any value of their variables: a fractional
+    power of a base that is negative for every value (`(sgn(x) - 2)^0.5`), zero
+    to a power that is negative for every value (`0^(sgn(x) - 2)`), a division
+    by a subtree that is zero for every value. Ranges hold every value, so what
+    they refuse has none: no text with a value somewhere is refused. Constants
+    are read both ways (`constant_value`), their range holding both. Ranges
+    are kept per node, so each is computed once."""
+
+    def __init__(self) -> None:
+        self._known: Dict[int, Range] = {}
+
+    def check(self, tree: MathExpression) -> None:
+        """`Undefined` when a subtree of `tree` has no value for any value of its
+        variables: the operands of every division, power other than a whole
+        positive one, and factorial are ranged (not a variable or a constant
+        alone, whose ranges show nothing the point evaluation does not). Only a
+        tree with `sgn` or `abs` is ranged: the point evaluation takes their
+        values as opaque, while the signs it reasons with show the rest but for
+        a constant's margin (see `check_defined`)."""
+        nodes = _nodes(tree)
+        if not any(isinstance(node, _BOUNDED) for node in nodes):
+            return
+        for node in nodes:
+            if isinstance(node, DivideExpression):
+                if node.right is not None and not _leaf(node.right):
+                    _reciprocal(self.range(node.right), node)
+            elif isinstance(node, PowerExpression):
+                if not _whole_positive(node.right) and not (
+                    node.left is None or _leaf(node.left)
+                ) or not (node.right is None or _leaf(node.right)):
+                    self.range(node)
+            elif isinstance(node, FactorialExpression):
+                child = node.left if node.left is not None else node.right
+                if child is not None and not _leaf(child):
+                    self.range(node)
+
+    def range(self, node: MathExpression) -> Range:
+        known = self._known.get(id(node))
+        if known is None:
+            known = self._known[id(node)] = self._range(node)
+        return known
+
+    def _range(self, node: MathExpression) -> Range:
+        kind = type(node)
+        if kind is VariableExpression or isinstance(node, VariableExpression):
+            return -math.inf, math.inf
+        if isinstance(node, ConstantExpression):
+            readings = [constant_value(node.value, reading) for reading in ("decimal", "binary")]
+            return min(readings), max(readings)
+        child, left, right = _operands(node)
+        if child is not None:
+            return self._unary(node, self.range(child))
+        a, b = self.range(left), self.range(right)
+        if isinstance(node, AddExpression):
+            return _down(a[0] + b[0]), _up(a[1] + b[1])
+        if isinstance(node, SubtractExpression):
+            return _down(a[0] - b[1]), _up(a[1] - b[0])
+        if isinstance(node, MultiplyExpression):
+            return _product(a, b)
+        if isinstance(node, DivideExpression):
+            return _product(a, _reciprocal(b, node))
+        if isinstance(node, PowerExpression):
+            return self._power(node, a, b)
+        return -math.inf, math.inf  # an equation, or a node of another kind
+
+    def _unary(self, node: MathExpression, a: Range) -> Range:
+        low, high = a
+        if isinstance(node, NegateExpression):
+            return -high, -low
+        if isinstance(node, AbsExpression):
+            if low >= 0:
+                return a
+            if high <= 0:
+                return -high, -low
+            return Fraction(0), max(-low, high)
+        if isinstance(node, SgnExpression):
+            return _sign(low), _sign(high)
+        if isinstance(node, FactorialExpression):
+            if high < 0:
+                raise Undefined(
+                    f"{quote(str(node))} is the factorial of a negative number for every value"
+                )
+            return Fraction(1), math.inf
+        return -math.inf, math.inf
+
+    def _power(self, node: MathExpression, base: Range, power: Range) -> Range:
+        low, high = base
+        exponent_low, exponent_high = power
+        if exponent_low == exponent_high and isinstance(exponent_low, Fraction):
+            exponent = exponent_low
+            if exponent.denominator == 1:
+                whole = int(exponent)
+                if whole == 0:
+                    return Fraction(1), Fraction(1)
+                if whole > 0:
+                    return _whole_power_range(base, whole)
+                return _reciprocal(_whole_power_range(base, -whole), node)
+            if low == high and isinstance(low, Fraction) and low > 0:
+                root = rational_power(low, exponent)
+                if root is not None:
+                    return root, root
+        if (
+            not isinstance(exponent_low, float)
+            and not isinstance(exponent_high, float)
+            and math.ceil(exponent_low) > math.floor(exponent_high)
+        ):
+            # A fractional power for every value: defined for a base >= 0 only
+            # (> 0 when the power is negative).
+            if high < 0 or (high == 0 and exponent_high < 0):
+                raise Undefined(
+                    f"{quote(str(node))} is a negative number to a fractional power "
+                    "for every value"
+                )
+            return Fraction(0), math.inf
+        if low == 0 and high == 0 and exponent_high < 0:
+            raise Undefined(f"{quote(str(node))} is 0 to a negative power for every value")
+        return (Fraction(0), math.inf) if low > 0 else (-math.inf, math.inf)
+
+
+_BOUNDED = (SgnExpression, AbsExpression)
+"""The functions whose values ranges bound (the point evaluation can't)."""
+
+
+def _nodes(tree: MathExpression) -> List[MathExpression]:
+    """Every node of `tree`, without recursion."""
+    nodes: List[MathExpression] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack.extend(child for child in (node.left, node.right) if child is not None)
+    return nodes
+
+
+def _leaf(node: MathExpression) -> bool:
+    return isinstance(node, (ConstantExpression, VariableExpression))
+
+
+def _whole_positive(node: Optional[MathExpression]) -> bool:
+    """A constant that is a whole number >= 1 (a power of it is defined
+    everywhere)."""
+    if not isinstance(node, ConstantExpression):
+        return False
+    value = node.value
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and (
+        math.isfinite(value) and value >= 1 and value == int(value)
+    )
+
+
 def check_defined(tree: MathExpression, text: str) -> None:
     """Raise `ValueError` when the expression has no finite value (division by
     zero, `0^-1`, a negative number to a fractional power...) or is too large to
-    evaluate exactly."""
+    evaluate exactly. A text is refused when evaluating it at a point shows it
+    (the signs, a zero divisor or a zero base to a negative power do not depend
+    on the point), or when the ranges of its subtrees show it has no value for
+    any value of its variables (`(sgn(x) - 2)^0.5`)."""
     try:
         # One point shows it: the signs, and a zero divisor, do not depend on it.
         for reading in readings(tree):
             point_values(tree, text, reading, points=1)
+        _Ranges().check(tree)
     except Undefined as error:
         raise ValueError(f"the value of {quote(text)} is not finite: {error}") from None
     except ValueError as error:
         raise ValueError(f"the value of {quote(text)} cannot be evaluated exactly: {error}") from None
+
+
+# -- domains ------------------------------------------------------------------------
+
+Condition = Tuple[str, Tuple[int, ...]]
+"""A condition a value must meet for an expression to have one: its kind
+(`"nonzero"`, `"nonnegative"`, `"power"`: a power with a variable exponent is
+defined, `"whole"`: a factorial's argument is a whole number >= 0) and what it
+is about, known by values at each point (see `_Conditions`)."""
+
+
+class _Recorder(_Evaluator):
+    """An evaluator that keeps what it knows of every node it evaluates."""
+
+    def __init__(self, seed: str, roots: int) -> None:
+        super().__init__(seed, "decimal", roots=roots)
+        self.known: Dict[int, Value] = {}
+
+    def evaluate(self, node: MathExpression) -> Value:
+        value = super().evaluate(node)
+        self.known[id(node)] = value
+        return value
+
+
+class _Conditions:
+    """The conditions under which a tree has a value: each division's divisor is
+    nonzero, each base of a fractional power is >= 0 (and nonzero to a negative
+    power), each base of a negative whole power is nonzero, each power with a
+    variable exponent is defined, each factorial's argument is whole.
+
+    A condition is known by the values it is about at the points of `seed`, as
+    values are compared (each variable `t^roots`), so two trees share one when
+    they ask it of the same value, whatever its form. A nonzero condition is
+    split into its factors' (`x * y != 0` is `x != 0` and `y != 0`), and known
+    by its value up to a constant factor (`2x + 2 != 0` is `x + 1 != 0`)."""
+
+    def __init__(self, tree: MathExpression, seed: str, roots: int) -> None:
+        self.recorders = [_Recorder(f"{seed}\x00{point}", roots) for point in range(POINTS)]
+        for recorder in self.recorders:
+            recorder.evaluate(tree)
+        self.found: Dict[Condition, Tuple[MathExpression, MathExpression]] = {}
+        """Each condition, with the node that asks it and the node it is about."""
+        for node in _nodes(tree):
+            self._conditions_of(node)
+
+    def _value(self, node: MathExpression) -> Value:
+        return self.recorders[0].known[id(node)]
+
+    def _key(self, node: MathExpression) -> Tuple[int, ...]:
+        return tuple(recorder.known[id(node)][0] for recorder in self.recorders)
+
+    def _add(
+        self, kind: str, key: Tuple[int, ...], asker: MathExpression, subject: MathExpression
+    ) -> None:
+        self.found.setdefault((kind, key), (asker, subject))
+
+    def _conditions_of(self, node: MathExpression) -> None:
+        left, right = node.left, node.right
+        if isinstance(node, DivideExpression) and right is not None:
+            self._nonzero(right, node)
+        elif isinstance(node, PowerExpression) and left is not None and right is not None:
+            exponent = self._value(right)[1]
+            if exponent is None:
+                if self._value(left)[2] != POSITIVE:
+                    self._add("power", self._key(left) + self._key(right), node, node)
+            elif exponent.denominator != 1:
+                if self._value(left)[2] & NEGATIVE:
+                    self._add("nonnegative", self._key(left), node, left)
+                if exponent < 0:
+                    self._nonzero(left, node)
+            elif exponent < 0:
+                self._nonzero(left, node)
+        elif isinstance(node, FactorialExpression):
+            child = left if left is not None else right
+            if child is not None and not self._value(child)[3]:
+                self._add("whole", self._key(child), node, child)
+
+    def _nonzero(self, node: MathExpression, asker: MathExpression) -> None:
+        """The nonzero conditions of `node`'s factors."""
+        stack = [node]
+        while stack:
+            node = stack.pop()
+            _, exact, signs, _, _ = self._value(node)
+            if not signs & ZERO or (exact is not None and exact != 0):
+                continue  # never zero
+            left, right = node.left, node.right
+            child = left if left is not None else right
+            exponent = None if right is None else self._value(right)[1]
+            if isinstance(node, MultiplyExpression) and left is not None and right is not None:
+                stack += [left, right]
+            elif isinstance(node, (NegateExpression, AbsExpression, SgnExpression)) and child:
+                stack.append(child)
+            elif isinstance(node, DivideExpression) and left is not None:
+                stack.append(left)  # its divisor has a condition of its own
+            elif isinstance(node, PowerExpression) and left is not None and exponent is not None:
+                if exponent > 0:
+                    stack.append(left)
+                # x^0 is 1, and a negative power is never zero where it has a value.
+            else:
+                key = self._key(node)
+                if key[0]:
+                    # Up to a constant factor: the ratios of the values.
+                    inverse = pow(key[0], -1, PRIME)
+                    key = tuple(value * inverse % PRIME for value in key)
+                self._add("nonzero", key, asker, node)
+
+
+def narrowed_domain(
+    before: MathExpression, after: MathExpression, seed: str, roots: Optional[int] = None
+) -> Optional[str]:
+    """None when `after` has a value wherever `before` has one, as far as their
+    conditions tell (`_Conditions`): every condition of `after` is one of
+    `before`'s. Else why not, naming the part of `after` that asks more (`x^2 /
+    x` after `x`: `x` must be nonzero). The trees are evaluated at the points of
+    `seed` with each variable `t^roots` (`root_denominators` of `before` when
+    None, as `ValueCheck` compares them); trees that can't be are left to the
+    value check (None)."""
+    if roots is None:
+        roots = root_denominators(before)
+    try:
+        conditions = _Conditions(before, seed, roots).found
+        added = _Conditions(after, seed, roots).found
+    except ValueError:
+        return None
+    for condition, (asker, subject) in added.items():
+        if condition in conditions:
+            continue
+        part, about = quote(str(asker), 60), quote(str(subject), 60)
+        kind = condition[0]
+        if kind == "nonzero":
+            return f"{part} needs {about} to be nonzero"
+        if kind == "nonnegative":
+            return f"{part} needs {about} to be >= 0"
+        if kind == "whole":
+            return f"{part} needs {about} to be a whole number >= 0"
+        return f"{part} is a power with a variable exponent, not one of the first text's"
+    return None
 
 
 def same_value(before: MathExpression, after: MathExpression, seed: str) -> bool:
@@ -688,6 +1098,23 @@ def same_value(before: MathExpression, after: MathExpression, seed: str) -> bool
     points derived from `seed` under both readings of decimal constants. False
     when `after` has no finite value (or is too large to evaluate)."""
     return ValueCheck(before, seed).keeps_value(after)
+
+
+def same_value_where_defined(
+    before: MathExpression, after: MathExpression, seed: str
+) -> Tuple[bool, int]:
+    """`same_value`, and the `roots` it compared with; when `after` has a
+    fractional power of a variable and `before` none, compared again with each
+    variable a power of `t` as `after` needs (`x^3` and `x^2 * x^0.5 * x^0.5`
+    are the same where both have a value), so that `narrowed_domain`, given
+    those `roots`, can tell what `after` asks more."""
+    check = ValueCheck(before, seed)
+    if check.keeps_value(after):
+        return True, check.roots
+    roots = root_denominators(after)
+    if roots == check.roots:
+        return False, roots
+    return ValueCheck(before, seed, roots=roots).keeps_value(after), roots
 
 
 __all__ = (
@@ -702,6 +1129,7 @@ __all__ = (
     "ValueCheck",
     "check_defined",
     "constant_value",
+    "narrowed_domain",
     "has_floats",
     "point_values",
     "rational_power",
@@ -710,4 +1138,5 @@ __all__ = (
     "same_expression",
     "same_tree",
     "same_value",
+    "same_value_where_defined",
 )

@@ -4,6 +4,8 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +20,40 @@ using mathy_native::Tree;
 namespace {
 
 constexpr int CORE_RULES = 7;
+
+// Every entry point checks each buffer, size, index, count and container it is
+// given before it reads or writes anything, and raises ValueError (naming itself
+// and what was wrong) where one is out of range. A rule or node index out of
+// range is a move that does not apply: `apply` and the calls that rewrite give
+// None for it, as they do for any move that does not apply.
+
+[[noreturn]] void refuse(const char* who, const std::string& what) {
+    throw py::value_error(std::string(who) + ": " + what);
+}
+
+// admission.py's limit of the safe integer constants: |constant| <= it.
+void check_safe_constant(const char* who, int64_t safe_constant) {
+    if (safe_constant < 0)
+        refuse(who, "safe_constant " + std::to_string(safe_constant) + " is negative");
+}
+
+// That the class of each node kind (`classes[kind]`) can make its nodes as
+// object.__new__ makes them: a class whose `__new__` is object's (mathy_core's
+// node classes and any plain Python class; not a built-in type with a layout
+// of its own).
+void check_classes(const py::tuple& classes) {
+    if (classes.size() != static_cast<size_t>(mathy_native::SGN) + 1)
+        refuse("build", "classes must hold one class per node kind (" +
+                            std::to_string(mathy_native::SGN + 1) + "), got " +
+                            std::to_string(classes.size()));
+    for (const auto& kind : classes) {
+        if (!PyType_Check(kind.ptr())) refuse("build", "classes must be classes");
+        if (reinterpret_cast<PyTypeObject*>(kind.ptr())->tp_new != PyBaseObject_Type.tp_new)
+            refuse("build", "classes must be classes whose instances object.__new__ makes "
+                            "(mathy_core's node classes), got " +
+                                py::str(kind).cast<std::string>());
+    }
+}
 
 struct Parsed {
     Tree tree;
@@ -81,10 +117,13 @@ py::tuple build(const Parsed& self, const py::tuple& classes, long long counter)
     const Names& key = names();
     const auto& arena = self.tree.nodes;
     const size_t count = arena.size();
-    if (classes.size() != static_cast<size_t>(mathy_native::SGN) + 1)
-        throw py::value_error("classes must hold one class per node kind");
-    for (const auto& kind : classes)
-        if (!PyType_Check(kind.ptr())) throw py::type_error("classes must be classes");
+    check_classes(classes);
+    // The ids are "mn-<counter + 1>" to "mn-<counter + count>", as mathy_core's
+    // counter (which starts at 0) numbers them.
+    if (counter < 0 || counter > LLONG_MAX - static_cast<long long>(count))
+        refuse("build", "counter " + std::to_string(counter) + " is out of range (0 to " +
+                            std::to_string(LLONG_MAX - static_cast<long long>(count)) +
+                            " for " + std::to_string(count) + " nodes)");
     py::list made(count);
     std::vector<PyObject*> objects(count, nullptr);
     py::tuple no_arguments(0);
@@ -132,14 +171,20 @@ py::tuple build(const Parsed& self, const py::tuple& classes, long long counter)
 }
 using Points = std::vector<std::vector<uint64_t>>;
 
-// values.py's values of the subtree under `top` at each point; None where the
-// native evaluator leaves the tree to values.py.
+// That each point holds 52 values and `roots` is at least 1.
+void check_points(const char* who, const Points& points, int64_t roots) {
+    if (roots < 1) refuse(who, "roots must be at least 1, got " + std::to_string(roots));
+    for (const auto& point : points)
+        if (point.size() != 52)
+            refuse(who, "a point holds 52 variable values, got " + std::to_string(point.size()));
+}
+
+// values.py's values of the subtree under `top` at each point (`check_points`
+// checked them); None where the native evaluator leaves the tree to values.py.
 std::optional<std::vector<uint64_t>> point_values(const Tree& tree, int top,
                                                   const Points& points, int64_t roots) {
-    if (roots < 1) throw py::value_error("roots must be at least 1");
     std::vector<uint64_t> out;
     for (const auto& point : points) {
-        if (point.size() != 52) throw py::value_error("a point holds 52 variable values");
         uint64_t value = 0;
         if (top == mathy_native::NO_NODE || !tree.point_value(top, point.data(), roots, value))
             return std::nullopt;
@@ -165,22 +210,43 @@ bool rewrite(const Parsed& self, int rule, int column, Tree& rewritten, std::str
 using Row = py::array_t<float, py::array::c_style>;
 using MaskRow = py::array_t<int8_t, py::array::c_style>;
 
+// The L of a batch's rows: `row` of 3 + 2L + R*L floats and `mask` of R*L bytes
+// (R = CORE_RULES, L >= 1), both one-dimensional (C-contiguous float32 and int8:
+// their types say so) and writable, and the limits `write_flat` takes in range.
+py::ssize_t flat_length(const char* who, int64_t safe_constant, int safe_size,
+                        int max_type_id, const Row& row, const MaskRow& mask) {
+    const py::ssize_t cells = mask.size();
+    const py::ssize_t length = cells / CORE_RULES;
+    if (row.ndim() != 1 || mask.ndim() != 1 || length <= 0 || cells != CORE_RULES * length ||
+        row.size() != 3 + 2 * length + cells)
+        refuse(who, "row must hold 3 + 2L + R*L floats and mask R*L bytes (R = " +
+                        std::to_string(CORE_RULES) + ", L >= 1), got " +
+                        std::to_string(row.size()) + " floats (" +
+                        std::to_string(row.ndim()) + "-d) and " + std::to_string(cells) +
+                        " bytes (" + std::to_string(mask.ndim()) + "-d)");
+    if (!row.writeable()) refuse(who, "row is read-only");
+    if (!mask.writeable()) refuse(who, "mask is read-only");
+    check_safe_constant(who, safe_constant);
+    if (safe_size < 0) refuse(who, "safe_size " + std::to_string(safe_size) + " is negative");
+    if (max_type_id < 1)
+        refuse(who, "max_type_id must be at least 1, got " + std::to_string(max_type_id));
+    return length;
+}
+
 // A batch's rows of an expression whose every part the native core answers
 // (mathy_envs.batch): its flat observation from index 3 on, written into `row`
 // (node types, then node values, in pre-order and normalized as
 // NodeLayout.preordered(True) makes them, then the mask as 0.0/1.0; `row` holds
 // 3 + 2L + R*L floats), and its mask into `mask` (R*L bytes, row-major (rule,
-// node), zero padded). Returns mathy_core's `is_simplified` of the expression, or
-// nothing, having written nothing, where the library's Python path must take
-// over: a text that is not safe (admission.py: its moves would need value checks
-// or limit checks), more nodes than L, or a goal verdict left to mathy_core.
+// node), zero padded), `length` being L (`flat_length` checked them all).
+// Returns mathy_core's `is_simplified` of the expression, or nothing, having
+// written nothing, where the library's Python path must take over: a text that
+// is not safe (admission.py: its moves would need value checks or limit checks),
+// more nodes than L, or a goal verdict left to mathy_core.
 std::optional<bool> write_flat(const Parsed& self, bool preferred, int64_t safe_constant,
-                               int safe_size, int max_type_id, Row& row, MaskRow& mask) {
+                               int safe_size, int max_type_id, py::ssize_t length, Row& row,
+                               MaskRow& mask) {
     const py::ssize_t cells = mask.size();
-    const py::ssize_t length = (row.size() - 3 - cells) / 2;
-    if (row.ndim() != 1 || mask.ndim() != 1 || length <= 0 || cells % length != 0 ||
-        cells / length != CORE_RULES || 3 + 2 * length + cells != row.size())
-        throw py::value_error("row must hold 3 + 2L + R*L floats and mask R*L bytes");
     const Tree& tree = self.tree;
     const size_t count = self.order.size();
     const Tree::Admission a = tree.admission(self.order, safe_constant);
@@ -227,6 +293,8 @@ std::optional<bool> write_flat(const Parsed& self, bool preferred, int64_t safe_
 py::object step_flat(const Parsed& self, int rule, int column, bool preferred,
                      int64_t safe_constant, int safe_size, int max_type_id, Row row,
                      MaskRow mask) {
+    const py::ssize_t length =
+        flat_length("step_flat", safe_constant, safe_size, max_type_id, row, mask);
     Tree rewritten;
     std::string text;
     if (!rewrite(self, rule, column, rewritten, text, nullptr)) return py::none();
@@ -234,7 +302,7 @@ py::object step_flat(const Parsed& self, int rule, int column, bool preferred,
     if (!next.tree.parse(text)) return py::none();
     next.order = next.tree.in_order();
     const std::optional<bool> simplified =
-        write_flat(next, preferred, safe_constant, safe_size, max_type_id, row, mask);
+        write_flat(next, preferred, safe_constant, safe_size, max_type_id, length, row, mask);
     if (!simplified) return py::none();
     return py::make_tuple(py::cast(std::move(next)), text, *simplified);
 }
@@ -288,12 +356,20 @@ PYBIND11_MODULE(_native, module) {
         .def("apply_mask",
              [](const Parsed& self, py::buffer mask) {
                  const py::buffer_info info = mask.request();
-                 if (info.ndim != 2 || info.itemsize != 1) {
-                     throw std::invalid_argument("apply_mask takes a (rules, nodes) int8 mask");
-                 }
-                 const auto* cells = static_cast<const int8_t*>(info.ptr);
+                 if (info.ndim != 2 || info.itemsize != 1)
+                     refuse("apply_mask", "the mask must be a (rules, nodes) grid of int8 "
+                                          "cells, got " + std::to_string(info.ndim) +
+                                          "-d of " + std::to_string(info.itemsize) +
+                                          "-byte items");
+                 const auto* cells = static_cast<const char*>(info.ptr);
                  const py::ssize_t rows = info.shape[0];
                  const py::ssize_t columns = info.shape[1];
+                 if (rows > CORE_RULES || columns > static_cast<py::ssize_t>(self.order.size()))
+                     refuse("apply_mask",
+                            "the mask is " + std::to_string(rows) + " x " +
+                                std::to_string(columns) + ", larger than the " +
+                                std::to_string(CORE_RULES) + " rules x " +
+                                std::to_string(self.order.size()) + " nodes of the expression");
                  py::list out;
                  for (py::ssize_t rule = 0; rule < rows; ++rule) {
                      for (py::ssize_t column = 0; column < columns; ++column) {
@@ -323,15 +399,55 @@ PYBIND11_MODULE(_native, module) {
                  const py::buffer_info cells = valid.request();
                  const py::buffer_info out = offered.request();
                  const py::buffer_info values = mask_values.request();
-                 if (cells.ndim != 2 || cells.itemsize != 1 || out.itemsize != 1 ||
-                     values.itemsize != 4 || out.ndim != 1 || values.ndim != 1) {
-                     throw std::invalid_argument("offer: bad mask, offered or values buffer");
-                 }
-                 const auto* grid = static_cast<const int8_t*>(cells.ptr);
+                 const char* who = "offer";
+                 if (cells.ndim != 2 || cells.itemsize != 1)
+                     refuse(who, "valid must be a (rules, nodes) grid of int8 cells, got " +
+                                     std::to_string(cells.ndim) + "-d of " +
+                                     std::to_string(cells.itemsize) + "-byte items");
+                 if (out.ndim != 1 || out.itemsize != 1)
+                     refuse(who, "offered must be a flat row of int8 cells, got " +
+                                     std::to_string(out.ndim) + "-d of " +
+                                     std::to_string(out.itemsize) + "-byte items");
+                 if (values.ndim != 1 || values.itemsize != 4 ||
+                     values.format != py::format_descriptor<float>::format())
+                     refuse(who, "mask_values must be a flat row of float32, got " +
+                                     std::to_string(values.ndim) + "-d of format '" +
+                                     values.format + "'");
+                 if (out.readonly) refuse(who, "offered is read-only");
+                 if (values.readonly) refuse(who, "mask_values is read-only");
+                 const py::ssize_t rows = cells.shape[0];
+                 const py::ssize_t columns = cells.shape[1];
+                 const py::ssize_t count = static_cast<py::ssize_t>(self.order.size());
+                 if (rows > CORE_RULES || columns > count)
+                     refuse(who, "valid is " + std::to_string(rows) + " x " +
+                                     std::to_string(columns) + ", larger than the " +
+                                     std::to_string(CORE_RULES) + " rules x " +
+                                     std::to_string(count) + " nodes of the expression");
+                 if (length < 0)
+                     refuse(who, "length " + std::to_string(length) + " is negative");
+                 if (length < columns)
+                     refuse(who, "length " + std::to_string(length) +
+                                     " is smaller than valid's " + std::to_string(columns) +
+                                     " nodes");
+                 // The cell of rule r, node c is r * length + c of each flat row.
+                 const py::ssize_t needed = rows * static_cast<py::ssize_t>(length);
+                 if (needed > out.shape[0])
+                     refuse(who, "length " + std::to_string(length) + " is larger than the "
+                                     "offered buffer (" + std::to_string(out.shape[0]) +
+                                     " bytes; " + std::to_string(rows) + " rules of length " +
+                                     std::to_string(length) + " need " +
+                                     std::to_string(needed) + ")");
+                 if (needed > values.shape[0])
+                     refuse(who, "length " + std::to_string(length) + " is larger than the "
+                                     "mask_values buffer (" + std::to_string(values.shape[0]) +
+                                     " floats; " + std::to_string(rows) +
+                                     " rules of length " + std::to_string(length) + " need " +
+                                     std::to_string(needed) + ")");
+                 const auto* grid = static_cast<const char*>(cells.ptr);
                  std::vector<std::pair<int, int>> moves;
                  std::vector<std::string> texts;
-                 for (py::ssize_t rule = 0; rule < cells.shape[0]; ++rule) {
-                     for (py::ssize_t column = 0; column < cells.shape[1]; ++column) {
+                 for (py::ssize_t rule = 0; rule < rows; ++rule) {
+                     for (py::ssize_t column = 0; column < columns; ++column) {
                          if (!grid[rule * cells.strides[0] + column * cells.strides[1]]) continue;
                          Tree rewritten;
                          std::string text;
@@ -346,7 +462,12 @@ PYBIND11_MODULE(_native, module) {
                  if (moves.empty()) return true;
                  std::unordered_map<std::string, long> seen;
                  for (const auto& item : visits) {
-                     seen.emplace(py::cast<std::string>(item.first), py::cast<long>(item.second));
+                     try {
+                         seen.emplace(py::cast<std::string>(item.first),
+                                      py::cast<long>(item.second));
+                     } catch (const py::cast_error&) {
+                         refuse(who, "visits must map texts (str) to visit counts (int)");
+                     }
                  }
                  std::vector<long> counts(moves.size(), 0);
                  for (std::size_t i = 0; i < moves.size(); ++i) {
@@ -354,13 +475,15 @@ PYBIND11_MODULE(_native, module) {
                      if (found != seen.end()) counts[i] = found->second;
                  }
                  const long least = *std::min_element(counts.begin(), counts.end());
-                 auto* flags = static_cast<int8_t*>(out.ptr);
-                 auto* floats = static_cast<float*>(values.ptr);
+                 auto* flags = static_cast<char*>(out.ptr);
+                 auto* floats = static_cast<char*>(values.ptr);  // strides are in bytes
+                 const float zero = 0.0f;
                  for (std::size_t i = 0; i < moves.size(); ++i) {
                      if (counts[i] <= least) continue;
-                     const py::ssize_t at = moves[i].first * length + moves[i].second;
+                     const py::ssize_t at =
+                         moves[i].first * static_cast<py::ssize_t>(length) + moves[i].second;
                      flags[at * out.strides[0]] = 0;
-                     floats[at * (values.strides[0] / 4)] = 0.0f;
+                     std::memcpy(floats + at * values.strides[0], &zero, sizeof zero);
                  }
                  return true;
              },
@@ -371,7 +494,10 @@ PYBIND11_MODULE(_native, module) {
              "`mask_values` (float32) flat rows of `rules * length` cells: zero the cells "
              "of the valid moves whose result (`apply`) was visited more often than "
              "another's (masks.py's `more_visited`). False, writing nothing, where a "
-             "rewrite is left to mathy_core.")
+             "rewrite is left to mathy_core. ValueError, writing nothing, where `valid` "
+             "is larger than the rules x nodes of the expression, `length` is shorter "
+             "than its rows or longer than the flat rows hold, a buffer is read-only or "
+             "of another type, or `visits` holds anything but counts of texts.")
         .def("rewrite_reads_as",
              [](const Parsed& self, int rule, int column,
                 const Parsed& other) -> std::optional<bool> {
@@ -388,6 +514,7 @@ PYBIND11_MODULE(_native, module) {
              "`apply` gives None.")
         .def("admission",
              [](const Parsed& self, int64_t safe_constant) {
+                 check_safe_constant("admission", safe_constant);
                  const Tree::Admission a = self.tree.admission(self.order, safe_constant);
                  py::list constants;
                  for (int index : a.constants) {
@@ -429,6 +556,7 @@ PYBIND11_MODULE(_native, module) {
              "The distinct variable names of the tree, sorted.")
         .def("point_values",
              [](const Parsed& self, const Points& points, int64_t roots) {
+                 check_points("point_values", points, roots);
                  return point_values(self.tree, self.tree.root, points, roots);
              },
              py::arg("points"), py::arg("roots"),
@@ -453,6 +581,7 @@ PYBIND11_MODULE(_native, module) {
                 const std::string& prefix)
                  -> std::optional<std::pair<std::optional<std::vector<uint64_t>>,
                                             std::optional<uint64_t>>> {
+                 check_points("rewrite_values", points, roots);
                  Tree rewritten;
                  std::string text;
                  int top = mathy_native::NO_NODE;
@@ -500,8 +629,10 @@ PYBIND11_MODULE(_native, module) {
         .def("write_flat",
              [](const Parsed& self, bool preferred, int64_t safe_constant, int safe_size,
                 int max_type_id, Row row, MaskRow mask) {
+                 const py::ssize_t length = flat_length("write_flat", safe_constant, safe_size,
+                                                        max_type_id, row, mask);
                  return write_flat(self, preferred, safe_constant, safe_size, max_type_id,
-                                   row, mask);
+                                   length, row, mask);
              },
              py::arg("preferred_commute"), py::arg("safe_constant"), py::arg("safe_size"),
              py::arg("max_type_id"), py::arg("row").noconvert(), py::arg("mask").noconvert(),

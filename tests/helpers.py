@@ -448,6 +448,45 @@ def time_limit(seconds: float, wall_factor: float = 6.0) -> Iterator[None]:
             signal.signal(signum, handler)
 
 
+HOSTILE_TEXT_LENGTH = 100_000
+"""The length of `HOSTILE_REPLIES`: the text interface's reply limit
+(`mathy_envs.text.replies.MAX_REPLY_CHARS`)."""
+
+
+def _hostile(unit: str, head: str = "", tail: str = "x") -> str:
+    """`head`, then `unit` repeated, then `tail`, `HOSTILE_TEXT_LENGTH` long."""
+    body = HOSTILE_TEXT_LENGTH - len(head) - len(tail)
+    return head + (unit * (body // len(unit) + 1))[:body] + tail
+
+
+HOSTILE_REPLIES = {
+    # Runs that a pattern with two quantifiers over the same characters (such
+    # as `\s*\**\s*`) backtracks over quadratically: minutes at this length.
+    "spaces after answer": _hostile(" ", "answer"),
+    "spaces after final answer": _hostile(" ", "final answer"),
+    "stars and spaces after answer": _hostile(" *", "**answer"),
+    "spaces before a colon that never comes": _hostile(" ", "Answer", "2x"),
+    "spaces after move": _hostile(" ", "move"),
+    "spaces after a hash": _hostile(" ", "#"),
+    "spaces in a rule name": _hostile(" ", "commutative", "at 3 x"),
+    "spaces after a step label": _hostile(" ", "Step 1"),
+    "spaces after a number label": _hostile(" ", "1"),
+    "an unclosed box": _hostile("}", "\\boxed{"),
+    "an unclosed inline formula": _hostile("x", "\\(", "\\"),
+    "digits and dots": _hostile("1."),
+    "one long line of terms": _hostile(" + x", "x"),
+    "letters and spaces": _hostile("x "),
+    "tabs and line ends": _hostile("\t\r\n"),
+    "lines restating the problem": _hostile("4x + 2x\n", "", "6x"),
+    "lines of labels": _hostile("Step 1: \n", "", "6x"),
+    "blank lines then an answer": _hostile("\n", "", "6x"),
+    "opening parentheses": _hostile("("),
+    "equals signs": _hostile(" = x"),
+}
+"""Replies at the full reply limit built to make text handling slow: each must
+be judged in time linear in its length (well under a second)."""
+
+
 def python_environment(hash_seed: str = "0") -> Dict[str, str]:
     """The environment variables of a child interpreter that imports this
     checkout's `mathy_envs` (whether or not, and whichever version, is installed):

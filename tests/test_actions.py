@@ -579,10 +579,15 @@ def test_move_results_are_what_get_next_state_makes(
     assert env.move_results(state)
 
 
-def _visits(state: Any) -> dict:
+def _visits(env: MathyEnv, state: Any) -> dict:
+    """Each text's visits: the first text (the problem as generated, maybe with
+    parentheses a move would not print) as the env prints it, the others (texts
+    moves gave) as they are."""
+    first = state.agent.history[0][0]
     counted: dict = {}
     for step in state.agent.history:
-        counted[step[0]] = counted.get(step[0], 0) + 1
+        text = env.printed_text(first) if step[0] == first else step[0]
+        counted[text] = counted.get(text, 0) + 1
     return counted
 
 
@@ -604,7 +609,7 @@ def test_least_visited_moves_are_the_moves_to_the_least_visited_results(
         moves = [tuple(map(int, move)) for move in np.argwhere(valid)]
         if not moves:
             break
-        visits = _visits(state)
+        visits = _visits(env, state)
         seen = {
             move: visits.get(env.get_next_state(state, move)[0].agent.problem, 0)
             for move in moves

@@ -2,11 +2,17 @@
 supported limits and marks it safe (the core rules are known to be exact on it)
 or not, and whether it holds an equation."""
 
+from fractions import Fraction
+
 import pytest
-from mathy_core import ExpressionParser
+from mathy_core import ExpressionParser, MathExpression
 
 from mathy_envs.admission import SAFE_CONSTANT, SAFE_SIZE, admit
+from mathy_envs.envs import PolySimplify
 from mathy_envs.expressions import ParsedExpression
+
+from oracles import Undefined as NoValue
+from oracles import numeric_value, parse, undefined_everywhere
 
 
 def admitted(text: str) -> ParsedExpression:
@@ -70,3 +76,59 @@ def test_values_out_of_the_supported_range_are_value_errors(text: str, message: 
     with pytest.raises(ValueError, match=message) as info:
         admitted(text)
     assert repr(text) in str(info.value)  # the message quotes the text
+
+
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        # sgn(x) - 2 is -3, -2 or -1: negative for every x.
+        ("(sgn(x) - 2)^0.5", "negative number to a fractional power for every value"),
+        ("(sgn(x) - 2)^0.1 + x", "negative number to a fractional power for every value"),
+        ("(sgn(x) - 4^0.5 + 0.5)^0.5", "negative number to a fractional power for every value"),
+        # sgn(x) - 1 is never > 0: negative, or 0 to a negative power.
+        ("x + (sgn(x) - 1)^-0.5", "negative number to a fractional power for every value"),
+        # x - x - 1 is -1: 0^-1.
+        ("0^(x - x - 1)", "0 to a negative power"),
+        ("x + (y - y)^(2x - x - x - 3)", "0 to a negative power"),
+        ("0^(sgn(x) - 2)", "0 to a negative power for every value"),
+    ],
+)
+def test_texts_whose_only_undefined_part_hides_behind_sgn_or_a_variable_exponent_are_refused(
+    text: str, reason: str
+) -> None:
+    assert undefined_everywhere(parse(text), seed=1)
+    with pytest.raises(ValueError, match=f"is not finite: .*{reason}") as info:
+        admitted(text)
+    assert repr(text) in str(info.value)
+    with pytest.raises(ValueError, match="is not finite"):
+        PolySimplify().state_from_text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(sgn(x) - 2)^2",  # a whole power
+        "(sgn(x) - 2)^x",  # a whole x gives a value
+        "sgn(x)^0.5",  # 0 or 1 for x >= 0
+        "(sgn(x) - 1)^0.5",  # 0 for x > 0
+        "(sgn(x) + 1)^-0.5",  # for x >= 0
+        "1 / (sgn(x)^2 + 1 - 1)",  # for x != 0
+        "0^(x - x)",  # 0^0 is 1
+        "0^x",  # for x > 0
+        "0^(sgn(x) + 1)",  # for x >= 0
+    ],
+)
+def test_texts_with_a_value_somewhere_are_admitted(text: str) -> None:
+    tree = parse(text)
+    assert any(_has_value(tree, Fraction(x)) for x in (-2, -1, 0, 1, 2))
+    admitted(text)
+    PolySimplify().state_from_text(text)
+
+
+def _has_value(tree: MathExpression, x: Fraction) -> bool:
+    """Whether the tree has a real value at the point (the oracle's)."""
+    try:
+        numeric_value(tree, {"x": x})
+        return True
+    except NoValue:
+        return False

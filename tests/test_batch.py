@@ -14,7 +14,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from helpers import ENV_DIFFICULTY_CASES, snapshot
+from helpers import ENV_DIFFICULTY_CASES, run_python, snapshot
 
 from mathy_core.rules import CommutativeSwapRule
 
@@ -499,6 +499,16 @@ class _Generous(RewardScheme):
     pass
 
 
+_ORIGINAL_OUT_STATE = MathyEnvState.get_out_state
+
+
+def _counted_out_state(self: MathyEnvState, *args: Any, **kwargs: Any) -> MathyEnvState:
+    """A user's `get_out_state` that tags each state's problem type."""
+    made = _ORIGINAL_OUT_STATE(self, *args, **kwargs)
+    made.agent.problem_type = "mathy.user.tagged"
+    return made
+
+
 @pytest.mark.parametrize(
     "case",
     [
@@ -508,6 +518,9 @@ class _Generous(RewardScheme):
         "subclass scheme",
         "instance method",
         "patched class",
+        "patched module function",
+        "patched module constant",
+        "patched state method",
     ],
 )
 def test_a_user_method_anywhere_sends_the_steps_to_get_next_state(
@@ -531,6 +544,12 @@ def test_a_user_method_anywhere_sends_the_steps_to_get_next_state(
             mathy.get_win_signal = lambda env_state: 7.0  # type: ignore[method-assign]
     elif case == "patched class":
         monkeypatch.setattr(RewardScheme, "rule_used", lambda self, env, state, features: None)
+    elif case == "patched module function":
+        monkeypatch.setattr("mathy_envs.env.win_signal", lambda max_moves, left: 5.0)
+    elif case == "patched module constant":
+        monkeypatch.setattr("mathy_envs.rewards.MAX_VISITS", 1)
+    elif case == "patched state method":
+        monkeypatch.setattr(MathyEnvState, "get_out_state", _counted_out_state)
     batch = StepBatch(env, 4)
     batch.reset(seed=3)
     assert batch._native_step_rules() is None
@@ -583,3 +602,124 @@ def test_a_users_offered_moves_are_the_batchs() -> None:
             assert batch.masks[index].tobytes() == mask.tobytes()
             assert batch.observations[index].tobytes() == observation.tobytes()
         batch.step(sample_valid_actions(batch.masks, rng))
+
+
+WIN_IN_TWO = """
+def win_in_two(env, batch_class):
+    # Plays 4x + 2x -> (4 + 2) * x -> 6x in a batch of one; returns the
+    # batch's reward for the win and get_next_state's.
+    batch = batch_class(env, 1)
+    batch.reset(seed=0)
+    state = batch.states[0]
+    assert state.agent.problem == "4x + 2x", state.agent.problem
+    for goal in ("(4 + 2) * x", "6x"):
+        results = env.move_results(state)
+        rule, node = next(move for move, text in results.items() if text == goal)
+        before = state
+        batch.step([rule * env.max_seq_len + node])
+        state = batch.states[0]
+    _, time_step, _ = env.get_next_state(before, (rule, node))
+    assert batch.won[0] and batch.terminated[0]
+    return float(batch.rewards[0]), float(time_step.reward)
+"""
+"""Code that wins `4x + 2x` in a batch (run here and in fresh interpreters)."""
+
+
+class _Bonus(MathyEnv):
+    """A user's mixin: a bigger win."""
+
+    def get_win_signal(self, env_state: MathyEnvState) -> float:
+        return 7.0
+
+
+class _BonusAfterTheLibrary(PolySimplify, _Bonus):
+    """The mixin after the library class: in the class hierarchy, it comes after
+    SimplifyGoalEnv, before MathyEnv."""
+
+    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+        return MathyEnvProblem("4x + 2x", 2, self.get_env_namespace())
+
+
+def test_a_users_mixin_after_the_library_class_is_honoured() -> None:
+    namespace: Any = {}
+    exec(WIN_IN_TWO, namespace)
+    env = _BonusAfterTheLibrary()
+    assert StepBatch(env, 1)._native_step_rules() is None
+    assert namespace["win_in_two"](env, StepBatch) == (7.0, 7.0)
+
+
+@pytest.mark.parametrize("batch_module", ["mathy_envs.batch", "mathy_envs.gym.vector"])
+def test_a_library_method_patched_before_the_batch_is_imported_is_honoured(
+    batch_module: str,
+) -> None:
+    # Patched after `import mathy_envs`, before the batch's module is first
+    # imported: the patch is the user's code, whenever it was made.
+    code = (
+        "import mathy_envs\n"
+        "from mathy_envs.env import MathyEnv\n"
+        "from mathy_envs.envs import PolySimplify\n"
+        "from mathy_envs.types import MathyEnvProblem\n"
+        "MathyEnv.get_win_signal = lambda self, env_state: 7.0\n"
+        "class Fixed(PolySimplify):\n"
+        "    def problem_fn(self, params):\n"
+        "        return MathyEnvProblem('4x + 2x', 2, self.get_env_namespace())\n"
+        f"import {batch_module}\n"
+        "from mathy_envs.batch import StepBatch\n"
+        + WIN_IN_TWO
+        + "print(win_in_two(Fixed(), StepBatch))\n"
+    )
+    result = run_python("-c", code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "(7.0, 7.0)"
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+@pytest.mark.parametrize("task", ["poly", "complex", "binomial"])
+def test_a_copied_batch_steps_on_as_the_original(how: str, task: str) -> None:
+    import copy
+    import pickle
+
+    batch = StepBatch(ENV_TASKS[task](invalid_action_response="penalize"), 6)
+    batch.reset(seed=11)
+    rng = np.random.default_rng(11)
+    for _ in range(7):
+        batch.step(sample_valid_actions(batch.masks, rng))
+    copied = pickle.loads(pickle.dumps(batch)) if how == "pickle" else copy.deepcopy(batch)
+    assert copied.env is not batch.env and copied.env.rules is not batch.env.rules
+    arrays = ("observations", "masks", "rewards", "terminated", "truncated", "won")
+    for _ in range(60):
+        actions = sample_valid_actions(batch.masks, rng)
+        actions[0] = 0  # an invalid move now and then (penalized)
+        batch.step(actions)
+        copied.step(actions)
+        for name in arrays:
+            np.testing.assert_array_equal(getattr(copied, name), getattr(batch, name), err_msg=name)
+        assert [snapshot(s) for s in copied.states] == [snapshot(s) for s in batch.states]
+    # The copy is its own: stepping it leaves the original as it was.
+    before = batch.observations.copy()
+    copied.step(sample_valid_actions(copied.masks, rng))
+    np.testing.assert_array_equal(batch.observations, before)
+
+
+def test_a_shallow_copy_of_a_batch_steps_its_own_episodes() -> None:
+    import copy
+
+    batch = StepBatch(PolySimplify(), 3)
+    batch.reset(seed=4)
+    before = [snapshot(state) for state in batch.states]
+    copied = copy.copy(batch)
+    rng = np.random.default_rng(4)
+    copied.step(sample_valid_actions(copied.masks, rng))
+    assert [snapshot(state) for state in batch.states] == before
+
+
+def test_a_rule_attribute_holding_an_array_is_followed() -> None:
+    env = PolySimplify()
+    state = env.state_from_text("4x + 2y + 3x")
+    mask = env.valid_moves_array(state).copy()
+    for _ in range(2):
+        env.rules[0].tag = np.array([1, 2])  # type: ignore[attr-defined]
+        np.testing.assert_array_equal(env.valid_moves_array(state), mask)
+    batch = StepBatch(env, 2)
+    batch.reset(seed=0)
+    assert batch._native_step_rules() is None  # not mathy_core's settings

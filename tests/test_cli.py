@@ -309,6 +309,15 @@ def test_bench_pieces_return_positive_numbers() -> None:
     assert floor_seconds(env, steps) > 0
 
 
+def test_bench_times_every_hostile_reply_in_every_way() -> None:
+    from mathy_envs.bench import WORST_REPLIES, worst_reply_millis
+
+    millis, what = worst_reply_millis()
+    assert millis > 0
+    name, kind = what.rsplit(", ", 1)
+    assert name in WORST_REPLIES and kind in {"rewrite", "choose", "derivation"}
+
+
 # -- bad input ------------------------------------------------------------------
 
 
@@ -407,6 +416,7 @@ def _fast_bench(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bench_module, "vector_scaling", lambda seconds, repeats, seed: None)
     text = {"step": 10.0, "prompt": 30.0, "verdict_accepted": 5.0, "verdict_refused": 20.0}
     monkeypatch.setattr(bench_module, "text_micros", lambda steps: text)
+    monkeypatch.setattr(bench_module, "worst_reply_millis", lambda: (12.5, "spaces after 'answer', rewrite"))
 
 
 def test_bench_reports_each_part_as_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -436,6 +446,10 @@ def test_cli_bench_shows_progress_only_on_a_terminal(
     assert len(progress) == (len(WORKLOADS) + 4 if terminal else 0)
     assert "steps/s" in out.getvalue()
     assert re.search(r"prompt with its numbered moves +30\.0 us \(3\.0 steps\)", out.getvalue())
+    assert (
+        "slowest verdict on a hostile 100,000-character reply: 12.5 ms "
+        "(spaces after 'answer', rewrite)" in out.getvalue()
+    )
 
 
 # -- play ----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import functools
 import random
 import re
 import traceback
+from fractions import Fraction
 from typing import Any, List, NamedTuple, Optional, Tuple, Type
 
 import numpy as np
@@ -65,7 +66,8 @@ from helpers import (
     valid_actions,
     with_history,
 )
-from oracles import expected_mask, inorder_nodes, only_action
+from oracles import Undefined as NoValue
+from oracles import expected_mask, inorder_nodes, numeric_value, only_action, parse
 
 
 # -- helpers ---------------------------------------------------------------------
@@ -522,6 +524,55 @@ def test_finalize_state_catches_a_changed_value(first: str, last: str) -> None:
     )
     with pytest.raises(ValueError):
         env.finalize_state(state)
+
+
+def has_value(text: str, x: Fraction, y: Fraction) -> bool:
+    """Whether `text` has a real value at the point (the oracle's)."""
+    try:
+        numeric_value(parse(text), {"x": x, "y": y})
+        return True
+    except NoValue:
+        return False
+
+
+@pytest.mark.parametrize(
+    "first, last, why",
+    [
+        # Equal wherever both have a value, but the last has none at x = 0 or
+        # for x < 0.
+        ("x^3", "x^3 * x^0.5 * x^0.5 / x", "'x' to be nonzero"),
+        ("x^3", "x^2 * x^0.5 * x^0.5", "'x' to be >= 0"),
+        ("x", "x^2 / x", "'x' to be nonzero"),
+        ("x", "x + 0 / x", "'x' to be nonzero"),
+        ("x^1.5", "x^2 / x^0.5", "'x' to be nonzero"),
+        ("x + y^0.5", "x^0.5 * x^0.5 + y^0.5", "'x' to be >= 0"),
+    ],
+)
+def test_finalize_state_refuses_a_step_that_narrows_the_domain(
+    first: str, last: str, why: str
+) -> None:
+    points = [(Fraction(x), Fraction(y)) for x in (-2, -1, 0, 1, 2) for y in (0, 1, 4)]
+    assert any(has_value(first, *point) and not has_value(last, *point) for point in points)
+    env = FixedEnv()
+    state = with_history(env, [(first, (-1, -1)), (last, (0, 0))])
+    with pytest.raises(ValueError, match=f"^expression domain narrowed: .*needs {re.escape(why)}"):
+        env.finalize_state(state)
+
+
+@pytest.mark.parametrize(
+    "first, last",
+    [
+        ("x^2 / x", "x"),  # a value where the first has none is fine
+        ("x^0.5 * x^0.5", "x"),
+        ("1 / (2x + 2)", "1 / (2(x + 1))"),
+        ("1 / (x - 1)", "-1 / (1 - x)"),
+        ("1 / (x * y)", "1 / x / y"),
+        ("x^0.5 * x^0.25", "x^(0.5 + 0.25)"),
+        ("x^-1 + 1", "1 / x + 1"),
+    ],
+)
+def test_finalize_state_accepts_a_domain_kept_or_widened(first: str, last: str) -> None:
+    FixedEnv().finalize_state(with_history(FixedEnv(), [(first, (-1, -1)), (last, (0, 0))]))
 
 
 # -- 7. states are values -----------------------------------------------------------

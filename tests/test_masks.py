@@ -319,3 +319,33 @@ def test_a_core_rule_changed_after_use_is_asked_itself_on_every_core() -> None:
     assert mask[3].any()
     fresh = envs.PolySimplify()
     assert not np.asarray(fresh.get_valid_moves(fresh.state_from_text("2 + 4 + x", max_moves=5)))[3].any()
+
+
+def test_a_rule_setting_changed_in_place_is_followed_by_the_cached_masks() -> None:
+    from mathy_envs.batch import StepBatch
+    from mathy_envs.envs import PolySimplify
+
+    texts = ["4x + 2y + 3x", "2y + 4x + 3x", "x * 4 + 2 * y", "7 + x + 3y^2 * 2"]
+    env = PolySimplify()
+    before = {text: env.valid_moves_array(env.state_from_text(text)).copy() for text in texts}
+    batch = StepBatch(env, 2)
+    batch.reset(seed=0)
+    env.rules[1].preferred = True  # type: ignore[attr-defined]
+    fresh = PolySimplify(preferred_term_commute=True)
+    changed = 0
+    for text in texts:
+        state = env.state_from_text(text)
+        now = env.valid_moves_array(state)
+        np.testing.assert_array_equal(now, fresh.valid_moves_array(fresh.state_from_text(text)))
+        assert env.move_results(state) == fresh.move_results(fresh.state_from_text(text))
+        changed += int((now != before[text]).any())
+    assert changed >= 2  # the setting matters on these texts
+    # The batch follows the same setting: its masks are the env's.
+    actions = [int(np.flatnonzero(env.flat_valid_moves(state))[0]) for state in batch.states]
+    batch.step(np.array(actions))
+    for row, state in zip(batch.masks, batch.states):
+        offered = env.flat_moves(env.least_visited_moves_array(state))
+        np.testing.assert_array_equal(row, offered)
+    env.rules[1].preferred = False  # type: ignore[attr-defined]
+    for text in texts:
+        np.testing.assert_array_equal(env.valid_moves_array(env.state_from_text(text)), before[text])

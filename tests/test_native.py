@@ -19,7 +19,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from helpers import ENV_DIFFICULTY_CASES, MathyCoreParser, snapshot
+from helpers import ENV_DIFFICULTY_CASES, MathyCoreParser, run_python, snapshot
 from mathy_core import ExpressionParser
 
 from mathy_envs import MathyEnv, MathyEnvState, problems
@@ -194,3 +194,253 @@ def test_both_cores_reject_the_same_candidates_over_many_problems() -> None:
     )
     # Rejections are rare: the sample is large enough to meet some.
     assert rejected >= 20, rejected
+
+
+# -- the native entry points check what they are given --------------------------------
+#
+# Every function of `mathy_envs._native` that takes a buffer, a size, an index, a
+# count or a container checks it and raises ValueError, having written nothing,
+# where it is out of range: none reads or writes past what it was given.
+
+
+def native_expression(text: str = "4x + 2x") -> Tuple[Any, Any]:
+    """`mathy_envs._native` and its parse of `text` (the test is skipped where the
+    native core is not built). `4x + 2x` has two valid moves: commutative swap and
+    distributive factor out at its `+`."""
+    native = pytest.importorskip("mathy_envs._native", reason="the native core is not built")
+    expression = native.Expression.parse(text)
+    assert expression is not None
+    return native, expression
+
+
+def valid_moves(native: Any, expression: Any, length: int) -> np.ndarray:
+    """The expression's valid-move grid as a batch holds it: `(rules, length)` int8,
+    zero past its nodes (batch.StepBatch's `_valid_grids`)."""
+    count = len(expression)
+    grid = np.zeros((native.CORE_RULES, length), np.int8)
+    grid[:, :count] = np.frombuffer(expression.mask(False), np.int8).reshape(-1, count)
+    return grid
+
+
+def flat_rows(native: Any, length: int, fill: float = 0.25) -> Tuple[np.ndarray, np.ndarray]:
+    """The rows `write_flat` and `step_flat` write (a batch's row from index 3 on and
+    its mask row), filled with markers."""
+    rules = native.CORE_RULES
+    row = np.full(3 + 2 * length + rules * length, fill, np.float32)
+    return row, np.full(rules * length, 3, np.int8)
+
+
+def test_offer_checks_its_length_and_buffers() -> None:
+    native, expression = native_expression()
+    count = len(expression)
+    length = count + 2
+    grid = valid_moves(native, expression, length)
+    valid = grid[:, :count]
+    moves = expression.apply_mask(valid)
+    assert len(moves) >= 2
+    # The move of the highest rule leads to a text visited more than the others'.
+    rule, node, text = max(moves)
+    visits = {text: 3}
+
+    # A valid call, as the batch makes it, zeroes that move's cell only.
+    offered = grid.reshape(-1).copy()
+    values = offered.astype(np.float32)
+    assert expression.offer(valid, visits, offered, values, length)
+    wanted = grid.reshape(-1).copy()
+    wanted[rule * length + node] = 0
+    assert offered.tobytes() == wanted.tobytes()
+    assert values.tobytes() == wanted.astype(np.float32).tobytes()
+
+    # Views of 7 cells of bigger arrays, and a length that would put that cell
+    # past them (150 cells on): nothing past the views may change.
+    big = np.full(4096, 0x5A, np.int8)
+    big_values = np.full(4096, 7.0, np.float32)
+    small, small_values = big[:7], big_values[:7]
+    roomy, roomy_values = big[7:], big_values[7:]
+    before, before_values = big.tobytes(), big_values.tobytes()
+    too_long = 50
+    assert rule * too_long + node > 100
+    calls = [
+        (small, small_values, too_long),  # both too small
+        (roomy, small_values, too_long),  # the values too small
+        (small, roomy_values, too_long),  # the offered cells too small
+        (roomy, roomy_values, -1),  # a negative length
+        (roomy, roomy_values, count - 1),  # shorter than the grid's rows
+    ]
+    for flags, floats, size in calls:
+        with pytest.raises(ValueError, match="offer"):
+            expression.offer(valid, visits, flags, floats, size)
+        assert big.tobytes() == before and big_values.tobytes() == before_values, size
+
+    def refused(grid_view: Any, flags: Any, floats: Any, seen: Any = visits) -> None:
+        with pytest.raises(ValueError, match="offer"):
+            expression.offer(grid_view, seen, flags, floats, length)
+        assert big.tobytes() == before and big_values.tobytes() == before_values
+
+    cells = native.CORE_RULES * length
+    flags, floats = big[:cells], big_values[:cells]
+    # A grid wider than the tree, or with more rows than there are rules.
+    refused(grid[:, : count + 1], flags, floats)
+    taller = np.zeros((native.CORE_RULES + 1, count), np.int8)
+    taller[: native.CORE_RULES] = valid
+    taller[native.CORE_RULES, 0] = 1
+    refused(taller, big[: cells + length], big_values[: cells + length])
+    # Buffers of the wrong kind: read-only, float values that are not float32,
+    # a grid of another shape or item size.
+    locked = big[:cells].copy()
+    locked.flags.writeable = False
+    refused(valid, locked, floats)
+    locked_values = big_values[:cells].copy()
+    locked_values.flags.writeable = False
+    refused(valid, flags, locked_values)
+    refused(valid, flags, np.zeros(cells, np.int32))
+    refused(valid.reshape(-1), flags, floats)
+    refused(valid.astype(np.int16), flags, floats)
+    # Visits that are not counts of texts.
+    refused(valid, flags, floats, {text: "3"})
+    refused(valid, flags, floats, {3: 3})
+    assert locked.tobytes() == before[:cells]
+    assert locked_values.tobytes() == before_values[: 4 * cells]
+
+
+def test_apply_mask_checks_the_mask_against_the_rules_and_the_tree() -> None:
+    native, expression = native_expression()
+    count = len(expression)
+    mask = valid_moves(native, expression, count)
+    rules, nodes = np.nonzero(mask)
+    assert expression.apply_mask(mask) == [
+        (rule, node, expression.apply(rule, node))
+        for rule, node in zip(rules.tolist(), nodes.tolist())
+    ]
+    for shape, cell in (
+        ((native.CORE_RULES + 1, count), (native.CORE_RULES, 0)),  # a rule past the last
+        ((native.CORE_RULES, count + 1), (0, count)),  # a node past the tree
+    ):
+        bigger = np.zeros(shape, np.int8)
+        bigger[: native.CORE_RULES, :count] = mask
+        bigger[cell] = 1
+        with pytest.raises(ValueError, match="apply_mask"):
+            expression.apply_mask(bigger)
+    for wrong in (mask.reshape(-1), mask.astype(np.int32)):
+        with pytest.raises(ValueError, match="apply_mask"):
+            expression.apply_mask(wrong)
+
+
+def test_build_checks_its_classes_and_counter() -> None:
+    from mathy_envs.native_trees import KINDS
+
+    native, expression = native_expression()
+    root, nodes = expression.build(KINDS, 10)
+    assert nodes[root].parent is None and len(nodes) >= len(expression)
+    for counter in (-1, 2**63 - len(nodes)):  # ids below 1, or past int64
+        with pytest.raises(ValueError, match="counter"):
+            expression.build(KINDS, counter)
+    for wrong in (KINDS[:-1], (int,) + KINDS[1:]):
+        with pytest.raises(ValueError, match="classes"):
+            expression.build(wrong, 0)
+    # A class object.__new__ can't make (here `type`) used to crash the
+    # interpreter: asked in a child process.
+    code = (
+        "from mathy_envs import _native\n"
+        "from mathy_envs.native_trees import KINDS\n"
+        "try:\n"
+        "    _native.Expression.parse('4x + 2x').build((type,) * len(KINDS), 0)\n"
+        "except ValueError as error:\n"
+        "    print('ValueError', error)\n"
+    )
+    child = run_python("-c", code)
+    assert child.returncode == 0 and child.stdout.startswith("ValueError"), child
+
+
+def test_admission_checks_its_limit() -> None:
+    from mathy_envs.admission import SAFE_CONSTANT
+
+    native, expression = native_expression("4x + 2x - 40000")
+    safe, _, _, _, constants = expression.admission(SAFE_CONSTANT)
+    assert not safe and constants == [40000]
+    for limit in (-1, -(2**63)):
+        with pytest.raises(ValueError, match="admission"):
+            expression.admission(limit)
+
+
+def test_rewrite_values_checks_its_points_and_roots_first() -> None:
+    native, expression = native_expression()
+    point = [1] * 52
+    assert expression.rewrite_values(3, 3, [point], 1, "p") is not None
+    # A move that does not apply (or is out of range) gives None, as `apply`
+    # does, but only once the points and roots are known good.
+    for rule, node in ((3, 3), (0, 0), (native.CORE_RULES, 0), (0, 99)):
+        for points, roots in (([point[:3]], 1), ([point], 0), ([point, [1] * 53], 1)):
+            with pytest.raises(ValueError, match="rewrite_values"):
+                expression.rewrite_values(rule, node, points, roots, "p")
+    assert expression.rewrite_values(0, 0, [point], 1, "p") is None
+
+
+def test_write_flat_checks_its_rows_and_limits() -> None:
+    from mathy_envs.admission import SAFE_CONSTANT, SAFE_SIZE
+    from mathy_envs.layout import MAX_TYPE_ID
+
+    native, expression = native_expression()
+    length = len(expression) + 3
+    row, mask = flat_rows(native, length)
+    assert expression.write_flat(False, SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, row, mask) is False
+    written = row.tobytes(), mask.tobytes()
+    assert mask.tobytes() == valid_moves(native, expression, length).tobytes()
+
+    def refused(*args: Any) -> None:
+        row, mask = flat_rows(native, length)
+        unwritten = row.tobytes(), mask.tobytes()
+        with pytest.raises(ValueError, match="write_flat"):
+            expression.write_flat(False, *args[:3], *(args[3:] or (row, mask)))
+        assert (row.tobytes(), mask.tobytes()) == unwritten
+
+    refused(-1, SAFE_SIZE, MAX_TYPE_ID)
+    refused(SAFE_CONSTANT, -1, MAX_TYPE_ID)
+    refused(SAFE_CONSTANT, SAFE_SIZE, 0)
+    refused(SAFE_CONSTANT, SAFE_SIZE, -5)
+    row, mask = flat_rows(native, length)
+    locked, locked_mask = row.copy(), mask.copy()
+    locked.flags.writeable = locked_mask.flags.writeable = False
+    refused(SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, locked, mask)
+    refused(SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, row, locked_mask)
+    assert row.tobytes() == flat_rows(native, length)[0].tobytes()
+    refused(SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, row[:-1], mask)
+    refused(SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, row, mask[:-1])
+    # The valid call again writes what it wrote.
+    row, mask = flat_rows(native, length)
+    expression.write_flat(False, SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, row, mask)
+    assert (row.tobytes(), mask.tobytes()) == written
+
+
+def test_step_flat_checks_its_rows_and_limits_before_the_move() -> None:
+    from mathy_envs.admission import SAFE_CONSTANT, SAFE_SIZE
+    from mathy_envs.layout import MAX_TYPE_ID
+
+    native, expression = native_expression()
+    length = len(expression) + 3
+    limits = (SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID)
+    row, mask = flat_rows(native, length)
+    made = expression.step_flat(3, 3, False, *limits, row, mask)
+    assert made is not None and made[1] == expression.apply(3, 3)
+    # A move that does not apply gives None, writing nothing.
+    row, mask = flat_rows(native, length)
+    unwritten = row.tobytes(), mask.tobytes()
+    for rule, node in ((0, 0), (native.CORE_RULES, 3), (3, -1), (3, 99)):
+        assert expression.step_flat(rule, node, False, *limits, row, mask) is None
+    assert (row.tobytes(), mask.tobytes()) == unwritten
+
+    locked = row.copy()
+    locked.flags.writeable = False
+    bad_calls = [
+        (limits, row[:-1], mask),
+        (limits, row, mask[:-2]),
+        (limits, locked, mask),
+        ((-1, SAFE_SIZE, MAX_TYPE_ID), row, mask),
+        ((SAFE_CONSTANT, -1, MAX_TYPE_ID), row, mask),
+        ((SAFE_CONSTANT, SAFE_SIZE, 0), row, mask),
+    ]
+    for move in ((3, 3), (0, 0)):  # one that applies, one that does not
+        for values, rows, masks in bad_calls:
+            with pytest.raises(ValueError, match="step_flat"):
+                expression.step_flat(*move, False, *values, rows, masks)
+            assert (row.tobytes(), mask.tobytes()) == unwritten

@@ -4,6 +4,7 @@ rejected when taken; problems without a finite value are refused; and
 `finalize_state` sees through integer wrap-around."""
 
 import os
+from fractions import Fraction
 from typing import List, Tuple
 
 import numpy as np
@@ -20,8 +21,11 @@ from mathy_envs.parsing import parse_text
 from mathy_envs.values import ValueCheck, same_value
 
 from helpers import random_play_states, valid_actions
+from oracles import Undefined as NoValue
 from oracles import (
     every_can_apply_to,
+    mixed_points,
+    numeric_value,
     parse,
     same_exact_value,
     same_numeric_value,
@@ -511,6 +515,47 @@ def test_texts_without_a_value_found_through_cancellation_are_refused(text: str)
     assert undefined_everywhere(parse(text), seed=5)
     with pytest.raises(ValueError, match="not finite"):
         EquationEnv().state_from_text(text)
+
+
+def _bounded_texts() -> "st.SearchStrategy[str]":
+    """Texts built on `sgn`, whose values the point evaluation can't bound, with
+    powers (fractional, negative, variable) and divisions around them."""
+    atoms = st.sampled_from(["x", "y", "sgn(x)", "sgn(y - 1)", "0", "1", "2", "0.5", "3"])
+
+    def extend(children: "st.SearchStrategy[str]") -> "st.SearchStrategy[str]":
+        pairs = st.tuples(children, children)
+        exponents = st.sampled_from(["0.5", "-0.5", "-1", "2", "1.5", "x", "(x - x - 1)"])
+        return st.one_of(
+            pairs.map(lambda p: f"({p[0]} + {p[1]})"),
+            pairs.map(lambda p: f"({p[0]} - {p[1]})"),
+            pairs.map(lambda p: f"({p[0]} * {p[1]})"),
+            pairs.map(lambda p: f"({p[0]} / {p[1]})"),
+            pairs.map(lambda p: f"({p[0]})^({p[1]})"),
+            st.tuples(children, exponents).map(lambda p: f"({p[0]})^{p[1]}"),
+            children.map(lambda c: f"sgn({c})"),
+        )
+
+    return st.recursive(atoms, extend, max_leaves=6)
+
+
+@settings(max_examples=int(os.environ.get("MATHY_VALUE_EXAMPLES", "120")) * 2, deadline=None)
+@given(text=_bounded_texts())
+def test_a_text_refused_as_without_a_value_has_none_anywhere(text: str) -> None:
+    """No false refusal: a text refused for having no finite value has no real
+    value at any point tried (whole numbers around 0 and random fractions)."""
+    try:
+        envs.PolySimplify().state_from_text(text)
+    except ValueError as error:
+        if "not finite" not in str(error):
+            return
+        tree = parse(text)
+        points = [{"x": Fraction(x), "y": Fraction(y)} for x in range(-2, 3) for y in range(-1, 4)]
+        for point in points + mixed_points(tree, seed=4, count=8):
+            try:
+                value = numeric_value(tree, {"x": Fraction(0), "y": Fraction(0), **point})
+            except NoValue:
+                continue
+            raise AssertionError(f"{text} was refused, but has the value {value} at {point}")
 
 
 @pytest.mark.parametrize(

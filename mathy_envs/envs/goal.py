@@ -4,6 +4,7 @@ from typing import Any, Optional
 
 from mathy_core import MathExpression
 
+from ..pristine import pristine
 from ..env import UNREAD_TREE, MathyEnv
 from ..lru import LRUCache
 from ..observations import MathyObservation
@@ -17,6 +18,7 @@ from ..types import MathyEnvProblem, MathyEnvProblemArgs
 GOAL_CACHE_SIZE = 16384
 
 
+@pristine
 class GoalEnv(MathyEnv):
     """An environment won (with `get_win_signal`) when `is_goal` holds, with a
     move budget of `complexity * moves_per_complexity`.
@@ -96,6 +98,7 @@ class GoalEnv(MathyEnv):
         return problem.complexity * self.moves_per_complexity
 
 
+@pristine
 class SimplifyGoalEnv(GoalEnv):
     """A task won when the expression is simplified: no like terms remain and every
     term is in preferred form (`is_simplified`)."""

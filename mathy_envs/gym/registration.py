@@ -62,7 +62,11 @@ def gym_env_factories(
     tasks: Optional[Mapping[str, Type[MathyEnv]]] = None,
 ) -> Dict[str, GymEnvFactory]:
     """Gymnasium id -> its `GymEnvFactory`, for every task of `tasks` (task name ->
-    `MathyEnv` class; the built-in `ENV_TASKS` by default) and every difficulty."""
+    `MathyEnv` class; the built-in `ENV_TASKS` by default) and every difficulty.
+
+    A `ValueError` for a class that does not define `get_env_namespace` and
+    `problem_fn` (`MathyEnv` itself, `GoalEnv`): every reset of its ids would
+    fail."""
     factories: Dict[str, GymEnvFactory] = {}
     for task, env_class in _task_items(tasks):
         check_task_name(task)
@@ -70,9 +74,22 @@ def gym_env_factories(
             raise ValueError(
                 f"task {quote(task)}: expected a MathyEnv subclass, got {quote(env_class)}"
             )
+        missing = [name for name in _ABSTRACT if getattr(env_class, name) is vars(MathyEnv)[name]]
+        if missing:
+            raise ValueError(
+                f"task {quote(task)}: {quote(env_class)} can't play an id: it does not "
+                f"define {' or '.join(missing)} (MathyEnv's raise NotImplementedError "
+                "at every reset); register a subclass that defines them"
+            )
         for difficulty in MathyEnvDifficulty:
             factories[gym_id(task, difficulty)] = GymEnvFactory(env_class, difficulty)
     return factories
+
+
+_ABSTRACT = ("get_env_namespace", "problem_fn")
+"""The `MathyEnv` methods a class must define to play an id: every episode's
+problem type is `get_env_namespace()`, and an id's problems come from
+`problem_fn`."""
 
 
 TASK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")

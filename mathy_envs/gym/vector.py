@@ -4,8 +4,9 @@ Its `step` steps every episode in one call of `mathy_envs.batch.StepBatch`: wher
 the native core answers every part of a step it takes it without making Python
 objects for the expression, so it runs many times faster than a
 `SyncVectorEnv` of `MathyGymEnv`s, and it gives each episode the observations,
-masks, rewards and end flags a `MathyGymEnv` would give from the same state for
-the same action (flat observations only).
+masks, rewards, end flags and infos a `MathyGymEnv` would give from the same
+state for the same action (flat observations only), its infos stacked as
+Gymnasium's vector envs stack them.
 """
 
 from typing import Any, Dict, Optional, Tuple, Type
@@ -42,10 +43,16 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
 
     Observations are the flat ones (`(num_envs, 4 + 2L + R*L)` float32, `3 + 2L +
     R*L` with `revisits=False`); actions
-    are flat (`rule * L + node`), one per episode. `infos["action_mask"]` is the
-    `(num_envs, R*L)` int8 mask of the actions offered in each episode's new state,
-    and when a step ends episodes, `infos["win"]` says which of them were won
-    (`infos["_win"]`: which ended).
+    are flat (`rule * L + node`), one per episode. The infos are those of a
+    `SyncVectorEnv` of `MathyGymEnv`s (next-step autoreset) playing the same
+    episodes with the same actions, key for key, `_key` mask for mask and dtype
+    for dtype: `infos["action_mask"]` is the `(num_envs, R*L)` int8 mask of the
+    actions offered in each episode's new state (`_action_mask` all true); a step
+    adds the `(num_envs,)` bool arrays `valid` (the action was valid), `oversize`
+    (the new expression outgrew `max_seq_len`) and `win` (the step won the
+    episode) for the episodes it played, false for those it reset, which
+    `_valid`, `_oversize` and `_win` tell apart (no such key when it reset every
+    episode).
     `reset(seed=s)` reseeds the env's problem generator, which draws every
     episode's problems in turn (not `s + i` per episode, as `SyncVectorEnv` does).
 
@@ -114,27 +121,40 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
         Dict[str, Any],
     ]:
         batch = self.batch
+        # The episodes this step plays: the others ended at the last step and
+        # are reset instead.
+        stepped = ~(batch.terminated | batch.truncated)
         batch.step(actions)
         return (
             batch.observations.copy(),
             batch.rewards.copy(),
             batch.terminated.copy(),
             batch.truncated.copy(),
-            self._infos(),
+            self._step_infos(stepped),
         )
 
     def _infos(self) -> Dict[str, Any]:
-        """`action_mask` for every episode; `win` (`MathyGymEnv`'s) for the
-        episodes the step ended, as Gymnasium's vector envs stack infos."""
-        batch = self.batch
-        ended = batch.terminated | batch.truncated
-        infos: Dict[str, Any] = {
-            "action_mask": batch.masks.copy(),
+        """A reset's infos: `action_mask` for every episode, as `SyncVectorEnv`
+        stacks the infos of `MathyGymEnv.reset`."""
+        return {
+            "action_mask": self.batch.masks.copy(),
             "_action_mask": np.ones(self.num_envs, np.bool_),
         }
-        if ended.any():
-            infos["win"] = batch.won & ended
-            infos["_win"] = ended
+
+    def _step_infos(self, stepped: npt.NDArray[np.bool_]) -> Dict[str, Any]:
+        """A step's infos, as `SyncVectorEnv` stacks those of `MathyGymEnv`:
+        `action_mask` for every episode (an episode reset by the step has only
+        that, as a reset's info), and `valid`, `oversize` and `win` for the
+        episodes the step played (`stepped`; the batch's arrays of the same
+        names, false elsewhere), each with its `_key` mask; no such key when the
+        step played none."""
+        infos = self._infos()
+        if not stepped.any():
+            return infos
+        batch = self.batch
+        for key, values in (("valid", batch.valid), ("oversize", batch.oversize), ("win", batch.won)):
+            infos[key] = values & stepped
+            infos["_" + key] = stepped.copy()
         return infos
 
 

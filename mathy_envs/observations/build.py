@@ -153,7 +153,7 @@ def observe(
             bool(normalize),
             length,
             bool(mask_as_probabilities),
-            revisit_feature(state, bool(normalize)) if revisits else None,
+            revisit_feature(state, bool(normalize), parser) if revisits else None,
         ),
     )
     return build(inputs)

@@ -28,9 +28,11 @@ from typing import (
 
 import numpy as np
 import numpy.typing as npt
+from mathy_core import ExpressionParser
 
 from ..layout import NodeLayout
 from ..types import MAX_VISITS
+from ..visits import visits_of
 
 if TYPE_CHECKING:  # gymnasium is optional: spaces import it when they are built
     from gymnasium import spaces
@@ -138,15 +140,17 @@ def node_features(
     return features
 
 
-def revisit_feature(state: "ObservedState", normalize: bool) -> float:
+def revisit_feature(
+    state: "ObservedState", normalize: bool, parser: Optional[ExpressionParser] = None
+) -> float:
     """How many times the episode saw the state's expression before now: the
     entries of the state's history with its text, less the current one, as the
     default reward scheme counts visits (an invalid move under "penalize" stays
-    on the expression and adds one); normalized, that count over `MAX_VISITS`,
-    at most 1.0."""
+    on the expression and adds one; the first text is compared in its canonical
+    form, `mathy_envs.visits`, parsed by `parser`); normalized, that count over
+    `MAX_VISITS`, at most 1.0."""
     agent = state.agent
-    text = agent.problem
-    return revisit_value(sum(1 for step in agent.history if step[0] == text) - 1, normalize)
+    return revisit_value(visits_of(agent.history, agent.problem, parser) - 1, normalize)
 
 
 def revisit_value(seen: int, normalize: bool) -> float:

@@ -27,11 +27,13 @@ from ..limits import quote, type_name
 from ..state import MathyEnvState
 from ..time_step import is_terminal_transition
 from ..types import MAX_VISITS
+from ..visits import visits_of
 from .prompts import text_moves
 from .replies import MAX_REPLY_CHARS, answer_line, normalize_notation, read_expression
 
 MAX_DERIVATION_LINES = 256
-"""Lines past this many are not read (the first one past it is the bad step)."""
+"""Lines past this many are not read (the first one past it is the bad step),
+restatements of the goal included."""
 
 _LABEL = re.compile(r"^(?:step\s*\d{1,4}\s*[.):]?|\d{1,4}\s*[.):])\s+", re.IGNORECASE)
 """A step label: `Step 3:`, `Step 3`, `3.` or `2)`, always followed by a space
@@ -103,6 +105,9 @@ def score_derivation(
         lines = lines[1:]
     verified = 0
     for number, line in enumerate(lines, start=1):
+        if number > MAX_DERIVATION_LINES:
+            reason = f"the derivation has more than {MAX_DERIVATION_LINES} steps"
+            return DerivationScore(number, verified, False, number, reason, state.agent.problem)
         if solved:
             # Past the goal, a line may only restate it (a final answer line).
             if _prints_as(env, line, state.agent.problem):
@@ -111,9 +116,6 @@ def score_derivation(
                 f"step {number}: the goal {quote(state.agent.problem, 80)} was reached; "
                 f"a line after it may only restate it, not {quote(line, 80)}"
             )
-            return DerivationScore(number, verified, False, number, reason, state.agent.problem)
-        if number > MAX_DERIVATION_LINES:
-            reason = f"the derivation has more than {MAX_DERIVATION_LINES} steps"
             return DerivationScore(number, verified, False, number, reason, state.agent.problem)
         verdict = read_expression(env, state, line, text_moves(env, state, describe=False))
         if verdict.move is None:
@@ -136,7 +138,7 @@ def _loss_reason(env: MathyEnv, state: MathyEnvState) -> str:
         return f"the expression has more than max_seq_len={env.max_seq_len} nodes"
     if state.agent.moves_remaining <= 0:
         return f"no move is left of the {state.max_moves}"
-    visits = [step.raw for step in state.agent.history].count(text)
+    visits = visits_of(state.agent.history, text, env.parser)
     if visits > MAX_VISITS:
         return f"a visit of {quote(text, 80)} after {MAX_VISITS} others"
     return "the task's own rule ends it as a loss"

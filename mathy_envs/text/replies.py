@@ -53,11 +53,16 @@ CHANGES_VALUE = "changes_value"
 VERDICT_KINDS = (ACCEPTED, MALFORMED, TOO_LONG, UNKNOWN_MOVE, UNCHANGED, NOT_ONE_MOVE, CHANGES_VALUE)
 
 _PREFIX = re.compile(
-    r"^\**\s*(?:final\s+answer|answer|next)\s*\**\s*[:=]\s*\**\s*|^(?:=|->|→)\s*",
+    r"^\**\s*(?:final\s+answer|answer|next)[\s*]*[:=][\s*]*|^(?:=|->|→)\s*",
     re.IGNORECASE,
 )
+"""An answer prefix (`Answer:`, `**Final answer** =`, `->`). Every pattern here
+is written so that no two quantifiers can share a run of characters (no
+`\\s*\\**\\s*`): a match or a failure costs time linear in the text, whatever
+a reply holds (an ambiguous pattern backtracks quadratically on a long run of
+spaces)."""
 _WRAPPED = re.compile(r"^(?:\\boxed\{(?P<boxed>.*)\}|\\\((?P<inline>.*)\\\)|\\\[(?P<display>.*)\\\])$")
-_NUMBER = re.compile(r"^(?:move\s*)?#?\s*(\d{1,6})\s*[.)]?$", re.IGNORECASE)
+_NUMBER = re.compile(r"^(?:move\s*)?(?:#\s*)?(\d{1,6})\s*[.)]?$", re.IGNORECASE)
 _RULE_AT = re.compile(r"^([A-Za-z][A-Za-z ]{0,60}?)\s+at\s+(?:node\s+)?(\d{1,6})$", re.IGNORECASE)
 _PROSE = re.compile(r"[A-Za-z]{3,}|[A-Za-z0-9)]\s+[A-Za-z0-9(]")
 """Words (three letters in a row) or terms side by side with only a space
@@ -112,6 +117,8 @@ def answer_line(reply: str) -> str:
 def names_a_move(answer: str) -> bool:
     """Whether an answer line names a move (a number, or a rule and node) rather
     than writing an expression."""
+    if len(answer) > MAX_ANSWER_CHARS:
+        return False  # no move is named at such length (and the patterns stay short)
     return bool(_NUMBER.match(answer) or _RULE_AT.match(answer))
 
 

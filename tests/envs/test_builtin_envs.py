@@ -947,7 +947,14 @@ def play_episode(
             else:
                 assert step.reward == EnvRewards.LOSE
             return state, step, steps
-        visits = sum(1 for past in state.agent.history if past.raw == text)
+        # The problem as generated (`(x + 1)(x + 10)`) is visited again when a
+        # move prints it (`(x + 1) * (x + 10)`): it is compared as the env prints it.
+        first = state.agent.history[0].raw
+        visits = sum(
+            1
+            for past in state.agent.history
+            if (env.printed_text(first) if past.raw == first else past.raw) == text
+        )
         if visits > 3:
             assert is_last(step) and step.reward == EnvRewards.LOSE
             return state, step, steps

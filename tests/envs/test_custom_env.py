@@ -332,7 +332,15 @@ def test_factories_build_the_same_envs() -> None:
 def test_register_envs_replaces_only_an_earlier_copy_of_the_same_class() -> None:
     """An id stays with the class it was registered for, unless that class is an
     earlier copy of the one registered now (its module was imported again)."""
-    earlier = type("OneTerm", (GoalEnv,), {"__module__": OneTerm.__module__})
+    earlier = type(
+        "OneTerm",
+        (GoalEnv,),
+        {
+            "__module__": OneTerm.__module__,
+            "get_env_namespace": OneTerm.get_env_namespace,
+            "problem_fn": OneTerm.problem_fn,
+        },
+    )
     earlier.__qualname__ = OneTerm.__qualname__
     try:
         with warnings.catch_warnings():

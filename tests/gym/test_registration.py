@@ -104,7 +104,15 @@ class _BadRepr:
 
 
 def _bad_tasks() -> List[Tuple[str, Any, str]]:
+    from mathy_envs import MathyEnv
     from mathy_envs.envs import PolySimplify
+    from mathy_envs.envs.goal import GoalEnv, SimplifyGoalEnv
+
+    class NoProblems(SimplifyGoalEnv):
+        """A task whose problems would come from a generator= it is not given."""
+
+        def get_env_namespace(self) -> str:
+            return "zz.no.problems"
 
     good = {"zz-registration-good": PolySimplify}
     return [
@@ -125,6 +133,10 @@ def _bad_tasks() -> List[Tuple[str, Any, str]]:
         ("a class of no env", {**good, "zz-dict": dict}, "expected a MathyEnv subclass, got <class 'dict'>"),
         ("an object without repr", {**good, "zz-br": _BadRepr()}, "got <_BadRepr object>"),
         ("a name without repr", {**good, _BadRepr(): PolySimplify}, "got _BadRepr <_BadRepr object>"),
+        # Classes whose every reset fails with NotImplementedError.
+        ("the base MathyEnv", {**good, "zz-base": MathyEnv}, "does not define get_env_namespace or problem_fn"),
+        ("the base GoalEnv", {**good, "zz-goal": GoalEnv}, "does not define get_env_namespace or problem_fn"),
+        ("a class without problem_fn", {**good, "zz-np": NoProblems}, "does not define problem_fn ("),
     ]
 
 

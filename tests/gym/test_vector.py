@@ -2,18 +2,24 @@
 
 Each episode of a vector env is replayed on a `MathyGymEnv` given its problem text
 and move budget: with the same actions, the observations, action masks, rewards
-and end flags must be the same, arrays byte for byte, until the episode ends.
+and end flags must be the same, arrays byte for byte, until the episode ends. The
+infos are compared with those of a `SyncVectorEnv` of `MathyGymEnv`s playing the
+same episodes: key for key, `_key` mask for mask.
 """
 
-from typing import Any, List
+from typing import Any, Callable, Dict, List, Tuple
 
 import mathy_envs  # noqa: F401  (first: it lets mathy_core import on Python 3.13)
 import gymnasium
 import numpy as np
 import pytest
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from mathy_core.rules import CommutativeSwapRule
 
-from mathy_envs.envs import ComplexSimplify, PolySimplify
+from mathy_envs.envs import BinomialDistribute, ComplexSimplify, PolySimplify
 from mathy_envs.gym import MathyGymEnv, MathyVectorEnv, sample_valid_actions
+from mathy_envs.rewards import RewardScheme
 from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 
 
@@ -49,11 +55,9 @@ def test_each_episode_plays_as_a_gym_env_of_its_problem(env_class: Any, revisits
             assert observation.tobytes() == observations[index].tobytes(), index
             assert info["action_mask"].tobytes() == infos["action_mask"][index].tobytes()
             assert (reward, ended, cut) == (rewards[index], terminated[index], truncated[index])
-            if ended or cut:
-                assert infos["_win"][index] and infos["win"][index] == info["win"]
-                wins += info["win"]
-            else:
-                assert "_win" not in infos or not infos["_win"][index]
+            for key in ("valid", "oversize", "win"):
+                assert infos[f"_{key}"][index] and infos[key][index] == info[key], key
+            wins += info["win"]
             compared += 1
             live[index] = not (ended or cut)
     assert compared >= 40
@@ -123,19 +127,172 @@ def test_won_episodes_are_reported_as_gymnasium_stacks_infos() -> None:
     # 4x + 2x is won in two moves (factor, then add); random play wins some.
     vector = MathyVectorEnv(PolySimplify, 8, generator=_won_in_one)
     _, infos = vector.reset(seed=0)
-    assert "win" not in infos
+    assert set(infos) == {"action_mask", "_action_mask"}  # as MathyGymEnv.reset's
     rng = np.random.default_rng(2)
     wins = ends = 0
+    played = np.ones(8, np.bool_)
     for _ in range(30):
         _, rewards, terminated, truncated, infos = vector.step(
             sample_valid_actions(infos["action_mask"], rng)
         )
         ended = terminated | truncated
-        if ended.any():
-            assert (infos["_win"] == ended).all()
+        if played.any():
+            # Every episode the step played has a `win`; those it reset have none.
+            assert (infos["_win"] == played).all()
             assert (infos["win"] == (ended & terminated & (rewards > 0))).all()
             wins += int(infos["win"].sum())
             ends += int(ended.sum())
         else:
-            assert "win" not in infos
+            assert "win" not in infos and "_win" not in infos
+        played = ~ended
     assert wins >= 3 and ends > wins
+
+
+OUTGROWS = "2(x + 3) + x"
+"""Distributing gives `2x + 2 * 3 + x`, two nodes more: with `max_seq_len` its node
+count, that step outgrows the observation (`info["oversize"]`); adding `2 * 3`
+brings it back."""
+
+
+def _outgrows(rng: np.random.Generator, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+    return MathyEnvProblem(OUTGROWS, 2, "mathy.polynomials.simplify")
+
+
+class _PlaysOnPastTheLimit(RewardScheme):
+    """A scheme of a user's own that does not end an episode whose expression
+    outgrew `max_seq_len`: the episode goes on, its mask showing no move."""
+
+    def oversize(self, env: Any, state: Any, features: Any) -> None:
+        return None
+
+
+def _flip_commute(step: int, envs: List[Any]) -> None:
+    """Replace commutative swap (the documented way to change its setting) in
+    every env, between steps: validity changes under the episodes in play."""
+    for mathy in envs:
+        mathy.rules[1] = CommutativeSwapRule(preferred=step % 2 == 0)
+
+
+SideBySide = Tuple[MathyVectorEnv, SyncVectorEnv, List[MathyGymEnv], Dict[str, Any]]
+
+
+def _side_by_side(env_class: Any, kwargs: Dict[str, Any], count: int, seed: int) -> SideBySide:
+    """A `MathyVectorEnv` and a `SyncVectorEnv` of `MathyGymEnv`s (next-step
+    autoreset, as the vector env's) of `env_class`, reset to the same episodes:
+    both, their sub-envs and the reset's infos (checked to be the same).
+
+    `MathyVectorEnv` draws every episode's problem from one generator, slot after
+    slot; the sub-envs are given one generator, seeded alike, so they draw the
+    same problems in the same order (Gymnasium resets them in index order)."""
+    args = MathyEnvProblemArgs(MathyEnvDifficulty.normal)
+    vector = MathyVectorEnv(env_class, count, args, **kwargs)
+    make: Callable[[], MathyGymEnv] = lambda: MathyGymEnv(env_class, args, **kwargs)
+    sync = SyncVectorEnv([make] * count, autoreset_mode=AutoresetMode.NEXT_STEP)
+    assert vector.metadata["autoreset_mode"] == sync.metadata["autoreset_mode"]
+    vector.mathy.np_random = seeding.np_random(seed)[0]
+    shared = seeding.np_random(seed)[0]
+    singles: List[MathyGymEnv] = [env.unwrapped for env in sync.envs]  # type: ignore[misc]
+    for single in singles:
+        single.np_random = shared
+    observations, infos = vector.reset()
+    expected, expected_infos = sync.reset()
+    np.testing.assert_array_equal(observations, expected)
+    _assert_same_infos(infos, expected_infos, "reset")
+    return vector, sync, singles, infos
+
+
+def _assert_same_step(vector: MathyVectorEnv, sync: SyncVectorEnv, actions: Any, where: str) -> Dict[str, Any]:
+    """Step both with `actions`: the same results and infos; returns the infos."""
+    *results, infos = vector.step(actions)
+    *expected, expected_infos = sync.step(actions)
+    names = ("observations", "rewards", "terminated", "truncated")
+    for name, mine, theirs in zip(names, results, expected):
+        np.testing.assert_array_equal(mine, theirs, err_msg=f"{where}: {name}")
+    _assert_same_infos(infos, expected_infos, where)
+    return infos
+
+
+def _assert_same_infos(mine: Dict[str, Any], theirs: Dict[str, Any], where: str) -> None:
+    """The same keys in the same order, and equal arrays of one dtype and shape."""
+    assert list(mine) == list(theirs), (where, list(mine), list(theirs))
+    for key, value in theirs.items():
+        assert isinstance(mine[key], np.ndarray), (where, key)
+        assert (mine[key].dtype, mine[key].shape) == (value.dtype, value.shape), (where, key)
+        np.testing.assert_array_equal(mine[key], value, err_msg=f"{where}: {key}")
+
+
+# name -> (env class, keywords, share of masked actions, hook called before each step)
+INFO_CASES: Dict[str, Tuple[Any, Dict[str, Any], float, Any]] = {
+    "poly": (PolySimplify, {}, 0.9, None),
+    "complex, published masks": (ComplexSimplify, {"mask_revisits": False}, 0.9, None),
+    "binomial, half unmasked": (BinomialDistribute, {"max_seq_len": 24}, 0.5, None),
+    "outgrowing max_seq_len": (
+        PolySimplify,
+        {"generator": _outgrows, "max_seq_len": PolySimplify().node_count(OUTGROWS)},
+        0.9,
+        None,
+    ),
+    "rules changed between steps": (
+        PolySimplify,
+        {"preferred_term_commute": True, "revisits": False},
+        0.7,
+        _flip_commute,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(INFO_CASES))
+def test_infos_are_those_of_a_sync_vector_env_of_gym_envs(case: str) -> None:
+    """A `SyncVectorEnv` of `MathyGymEnv`s playing the same episodes with the same
+    actions (masked random ones, and some unmasked: invalid ones) gives the same
+    infos at every reset and step, key for key and `_key` mask for mask, on the
+    steps where some episodes are reset too."""
+    env_class, kwargs, masked, before_step = INFO_CASES[case]
+    count, seed = 6, 4
+    vector, sync, singles, infos = _side_by_side(env_class, kwargs, count, seed)
+    rng = np.random.default_rng(seed)
+    seen = {"invalid": 0, "reset": 0, "oversize": 0}
+    for step in range(120):
+        if before_step is not None:
+            before_step(step, [vector.mathy] + [single.mathy for single in singles])
+        actions = sample_valid_actions(infos["action_mask"], rng)
+        unmasked = rng.random(count) >= masked
+        actions[unmasked] = rng.integers(0, vector.mathy.action_size, int(unmasked.sum()))
+        infos = _assert_same_step(vector, sync, actions, f"step {step}")
+        if "valid" in infos:
+            seen["invalid"] += int((infos["_valid"] & ~infos["valid"]).sum())
+            seen["reset"] += int((~infos["_valid"]).sum())
+            seen["oversize"] += int(infos["oversize"].sum())
+    # The run met what the infos tell apart.
+    assert seen["invalid"] > 0 and seen["reset"] > 0, seen
+    if case == "outgrowing max_seq_len":
+        assert seen["oversize"] > 0, seen
+
+
+def test_a_move_back_within_max_seq_len_is_valid_although_no_mask_shows_it() -> None:
+    """With a reward scheme that lets an oversize episode go on, its mask shows
+    no move, but the env still takes one back within `max_seq_len`:
+    `info["valid"]` says so, as `MathyGymEnv`'s does."""
+    kwargs = {
+        "generator": _outgrows,
+        "max_seq_len": PolySimplify().node_count(OUTGROWS),
+        "reward_scheme": _PlaysOnPastTheLimit(),
+    }
+    vector, sync, singles, infos = _side_by_side(PolySimplify, kwargs, 2, 0)
+    mathy, length = singles[0].mathy, vector.mathy.max_seq_len
+    names = [type(rule).__name__ for rule in mathy.rules]
+
+    def action(rule: str) -> int:
+        """The first valid move of the named rule in sub-env 0's state."""
+        row = names.index(rule)
+        assert singles[0].state is not None
+        moves = mathy.valid_moves_array(singles[0].state)[row]
+        return row * length + int(np.flatnonzero(moves[:length])[0])
+
+    first = np.array([action("DistributiveMultiplyRule"), 0])
+    infos = _assert_same_step(vector, sync, first, "outgrowing")
+    assert infos["oversize"][0] and not infos["action_mask"][0].any()
+    back = np.array([action("ConstantsSimplifyRule"), 0])
+    infos = _assert_same_step(vector, sync, back, "back within the limit")
+    assert infos["valid"][0] and not infos["oversize"][0]
+    assert infos["action_mask"][0].any()

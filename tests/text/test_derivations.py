@@ -2,6 +2,7 @@
 1.0; each kind of bad step is found, numbered and explained."""
 
 import pytest
+from helpers import HOSTILE_REPLIES, time_limit
 
 from mathy_envs.envs import ENV_TASKS, PolySimplify
 from mathy_envs.expert import without_loops
@@ -139,3 +140,24 @@ def test_the_grpo_reward_scores_a_batch_as_trl_passes_it() -> None:
     assert reward(completions=[SOLUTION], problem=[PROBLEM], max_moves=[[3]]) == [0.0]
     with pytest.raises(ValueError, match="as long as each other"):
         reward(completions=[SOLUTION, SOLUTION], problem=[PROBLEM])
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_REPLIES))
+def test_a_hostile_completion_is_scored_in_linear_time(name: str) -> None:
+    completion = HOSTILE_REPLIES[name]
+    batch = grpo_reward(ENV)
+    with time_limit(5.0):  # linear: milliseconds; quadratic: minutes
+        score = score_derivation(ENV, PROBLEM, completion)
+        reward = derivation_reward(ENV)(PROBLEM, completion)
+        rewards = batch(completions=[[{"role": "assistant", "content": completion}]], problem=[PROBLEM])
+    assert score.reward == reward == rewards[0] == 0.0
+    assert score.first_bad_step is not None and score.reason
+
+
+def test_restating_the_goal_counts_against_the_line_limit() -> None:
+    solved = f"{SOLUTION}\n" + "2y + 7x\n" * (MAX_DERIVATION_LINES - 3)
+    assert score_derivation(ENV, PROBLEM, solved).reward == 1.0
+    endless = solved + "2y + 7x\n" * 10_000
+    score = score_derivation(ENV, PROBLEM, endless)
+    assert score.reward == 0.0 and score.first_bad_step == MAX_DERIVATION_LINES + 1
+    assert "more than" in score.reason

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import ENV_DIFFICULTY_CASES, snapshot
+from helpers import ENV_DIFFICULTY_CASES, HOSTILE_REPLIES, snapshot, time_limit
 
 from mathy_envs.envs import ENV_TASKS, PolySimplify
 from mathy_envs.expert import without_loops
@@ -135,3 +135,14 @@ def test_bad_arguments_are_value_errors(kwargs: Any, message: str) -> None:
 def test_step_before_reset_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="call reset"):
         TextEpisode(PolySimplify()).step("1")
+
+
+@pytest.mark.parametrize("mode", ["rewrite", "choose"])
+def test_every_hostile_reply_is_an_invalid_move_judged_in_linear_time(mode: str) -> None:
+    episode = TextEpisode(PolySimplify(invalid_action_response="penalize"), mode=mode)
+    episode.reset(problem="4x + 2y + 3x", max_moves=len(HOSTILE_REPLIES) + 1)
+    for name, reply in HOSTILE_REPLIES.items():
+        with time_limit(5.0):  # linear: milliseconds; quadratic: minutes
+            step = episode.step(reply)
+        assert not step.verdict.accepted and not step.done, name
+        assert step.reward == EnvRewards.INVALID_MOVE

@@ -5,7 +5,7 @@ from typing import List
 
 import numpy as np
 import pytest
-from helpers import ENV_DIFFICULTY_CASES
+from helpers import ENV_DIFFICULTY_CASES, HOSTILE_REPLIES, time_limit
 
 from mathy_envs.envs import ENV_TASKS, PolySimplify
 from mathy_envs.text import (
@@ -21,7 +21,7 @@ from mathy_envs.text import (
     read_reply,
     text_moves,
 )
-from mathy_envs.text.replies import MAX_ANSWER_CHARS, MAX_REPLY_CHARS, answer_line
+from mathy_envs.text.replies import MAX_ANSWER_CHARS, MAX_REPLY_CHARS, answer_line, names_a_move
 from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
 
 ENV = PolySimplify()
@@ -157,3 +157,21 @@ def test_reasons_quote_at_most_about_200_characters() -> None:
 def test_a_bad_mode_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="mode must be one of"):
         read_reply(ENV, STATE, "1", "guess")
+
+
+@pytest.mark.parametrize("mode", [REWRITE, CHOOSE])
+@pytest.mark.parametrize("name", list(HOSTILE_REPLIES))
+def test_a_hostile_reply_is_judged_in_linear_time(name: str, mode: str) -> None:
+    reply = HOSTILE_REPLIES[name]
+    assert len(reply) == MAX_REPLY_CHARS  # the longest reply that is read at all
+    with time_limit(5.0):  # linear: milliseconds; quadratic: minutes
+        verdict = read_reply(ENV, STATE, reply, mode)
+    assert not verdict.accepted and verdict.reason
+
+
+def test_answer_prefixes_with_runs_of_spaces_and_stars() -> None:
+    assert answer_line("answer" + " " * 50 + ":" + " " * 50 + "2y + 7x") == "2y + 7x"
+    assert answer_line("** Final   answer ** * :  ** 2y + 7x") == "2y + 7x"
+    assert answer_line("Answer" + " " * 5000 + "2y + 7x") == "Answer" + " " * 5000 + "2y + 7x"
+    assert names_a_move("move  #  3") and names_a_move("# 3") and names_a_move("move3.")
+    assert not names_a_move("move" + " " * 3000 + "3")  # longer than any answer line
