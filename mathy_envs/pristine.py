@@ -48,28 +48,52 @@ def is_pristine(kind: type) -> bool:
     return defined is not None and vars(kind) == defined
 
 
+class _WatchedModule(ModuleType):
+    """A recorded module: setting or deleting an attribute (a monkeypatch)
+    marks the recorded modules as touched, so the next check compares them."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        _TOUCHED.set()
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        _TOUCHED.set()
+        super().__delattr__(name)
+
+
+_TOUCHED = threading.Event()
+"""Set when an attribute of a recorded module was set or deleted since the last
+full comparison (`modules_are_pristine`)."""
+
+
 def record_modules(package: str) -> None:
     """Record the attributes (functions, classes, constants) of every module of
     `package` imported now, but packages themselves (whose attributes grow as
-    their submodules are imported) and modules recorded before. Called once the
-    package's own `__init__` has imported its modules, before user code runs."""
+    their submodules are imported) and modules recorded before, and watch them
+    for changes. Called once the package's own `__init__` has imported its
+    modules, before user code runs."""
     prefix = package + "."
     with _LOCK:
         for name, module in list(sys.modules.items()):
             if (
                 name.startswith(prefix)
-                and isinstance(module, ModuleType)
+                and type(module) is ModuleType
                 and not hasattr(module, "__path__")
                 and str(getattr(module, "__file__", "")).endswith(".py")
                 and name not in _MODULES
             ):
                 _MODULES[name] = (module, dict(vars(module)))
+                module.__class__ = _WatchedModule
 
 
 def modules_are_pristine() -> bool:
     """Whether every module `record_modules` recorded still has each attribute
     it was imported with (a function, a class or a constant replaced by user
-    code, at any time, makes it False; attributes added since do not count)."""
+    code, at any time, makes it False; attributes added since do not count).
+    Free while no attribute of theirs was set since the last comparison."""
+    if not _TOUCHED.is_set():
+        return True
+    _TOUCHED.clear()  # a change made during the comparison sets it again
     with _LOCK:
         recorded: List[Tuple[ModuleType, Dict[str, Any]]] = list(_MODULES.values())
     for module, imported in recorded:
@@ -81,6 +105,7 @@ def modules_are_pristine() -> bool:
             pass
         get = current.get
         if any(get(name, _MISSING) is not value for name, value in imported.items()):
+            _TOUCHED.set()  # still changed: compare again next time
             return False
     return True
 
