@@ -296,3 +296,25 @@ def test_a_move_back_within_max_seq_len_is_valid_although_no_mask_shows_it() -> 
     infos = _assert_same_step(vector, sync, back, "back within the limit")
     assert infos["valid"][0] and not infos["oversize"][0]
     assert infos["action_mask"][0].any()
+
+
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_copied_vector_env_steps_on_as_the_original(how: str) -> None:
+    import copy
+    import pickle
+
+    envs = MathyVectorEnv(BinomialDistribute, 4, invalid_action_response="penalize")
+    envs.reset(seed=2)
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        envs.step(sample_valid_actions(envs.batch.masks, rng))
+    copied = pickle.loads(pickle.dumps(envs)) if how == "pickle" else copy.deepcopy(envs)
+    for _ in range(40):
+        actions = sample_valid_actions(envs.batch.masks, rng)
+        actions[1] = 0  # an invalid move now and then (penalized)
+        ours, theirs = envs.step(actions), copied.step(actions)
+        for mine, other in zip(ours[:4], theirs[:4]):
+            np.testing.assert_array_equal(mine, other)
+        assert ours[4].keys() == theirs[4].keys()
+        for key in ours[4]:
+            np.testing.assert_array_equal(ours[4][key], theirs[4][key], err_msg=key)
