@@ -281,7 +281,8 @@ class StepBatch:
         self._changed = False
 
     _KEPT = (
-        "observations", "masks", "rewards", "terminated", "truncated", "won", "_valid", "_offered",
+        "observations", "masks", "rewards", "terminated", "truncated", "won", "valid",
+        "oversize", "_valid", "_offered",
     )
     """The arrays a copy takes the values of (the others are views of these)."""
 

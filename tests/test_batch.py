@@ -686,7 +686,9 @@ def test_a_copied_batch_steps_on_as_the_original(how: str, task: str) -> None:
         batch.step(sample_valid_actions(batch.masks, rng))
     copied = pickle.loads(pickle.dumps(batch)) if how == "pickle" else copy.deepcopy(batch)
     assert copied.env is not batch.env and copied.env.rules is not batch.env.rules
-    arrays = ("observations", "masks", "rewards", "terminated", "truncated", "won")
+    arrays = ("observations", "masks", "rewards", "terminated", "truncated", "won", "valid", "oversize")
+    for name in arrays:
+        np.testing.assert_array_equal(getattr(copied, name), getattr(batch, name), err_msg=name)
     for _ in range(60):
         actions = sample_valid_actions(batch.masks, rng)
         actions[0] = 0  # an invalid move now and then (penalized)
