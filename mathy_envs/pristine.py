@@ -21,8 +21,11 @@ _DEFINED: Dict[type, Mapping[str, Any]] = {}
 """Each recorded class's attributes as defined (written once per class, at its
 definition, under `_LOCK`)."""
 _MODULES: Dict[str, Tuple[ModuleType, Dict[str, Any]]] = {}
-"""Each recorded module and its attributes as imported (written under `_LOCK`)."""
+"""Each recorded module and its code and constants as imported (written under
+`_LOCK`)."""
 _MISSING = object()
+_ADDED_BY_PYTHON = frozenset({"__slotnames__"})
+"""Attributes Python adds to a class as it is used, not user code."""
 
 
 def pristine(kind: KindT) -> KindT:
@@ -43,9 +46,19 @@ def defined_attributes(kind: type) -> Optional[Mapping[str, Any]]:
 
 def is_pristine(kind: type) -> bool:
     """Whether `kind` was recorded by `pristine` and still has exactly the
-    attributes it was defined with: none replaced, added or deleted since."""
+    attributes it was defined with: none replaced, added (but by Python
+    itself, `_ADDED_BY_PYTHON`) or deleted since."""
     defined = defined_attributes(kind)
-    return defined is not None and vars(kind) == defined
+    if defined is None:
+        return False
+    current = vars(kind)
+    if current == defined:
+        return True
+    # Python itself adds a few attributes to classes as they are used (copyreg
+    # keeps `__slotnames__` when an instance is pickled or copied).
+    if not current.keys() - defined.keys() <= _ADDED_BY_PYTHON:
+        return False
+    return all(current.get(name, _MISSING) is value for name, value in defined.items())
 
 
 class _WatchedModule(ModuleType):
@@ -66,8 +79,18 @@ _TOUCHED = threading.Event()
 full comparison (`modules_are_pristine`)."""
 
 
+_CONSTANTS = (bool, int, float, complex, str, bytes, type(None), tuple, frozenset)
+
+
+def _is_code(value: Any) -> bool:
+    """Whether a module attribute is code or a constant (a function, a class,
+    any callable, an immutable value), which a step may run or read; not the
+    module's own state (a registry, a lock, a cache), which it changes."""
+    return callable(value) or isinstance(value, _CONSTANTS)
+
+
 def record_modules(package: str) -> None:
-    """Record the attributes (functions, classes, constants) of every module of
+    """Record the code and constants (`_is_code`) of every module of
     `package` imported now, but packages themselves (whose attributes grow as
     their submodules are imported) and modules recorded before, and watch them
     for changes. Called once the package's own `__init__` has imported its
@@ -82,14 +105,16 @@ def record_modules(package: str) -> None:
                 and str(getattr(module, "__file__", "")).endswith(".py")
                 and name not in _MODULES
             ):
-                _MODULES[name] = (module, dict(vars(module)))
+                code = {key: value for key, value in vars(module).items() if _is_code(value)}
+                _MODULES[name] = (module, code)
                 module.__class__ = _WatchedModule
 
 
 def modules_are_pristine() -> bool:
-    """Whether every module `record_modules` recorded still has each attribute
-    it was imported with (a function, a class or a constant replaced by user
-    code, at any time, makes it False; attributes added since do not count).
+    """Whether every module `record_modules` recorded still has each function,
+    class and constant it was imported with, the same object (one replaced by
+    user code, at any time, makes it False; attributes added since, and the
+    modules' own state, do not count).
     Free while no attribute of theirs was set since the last comparison."""
     if not _TOUCHED.is_set():
         return True
@@ -97,13 +122,7 @@ def modules_are_pristine() -> bool:
     with _LOCK:
         recorded: List[Tuple[ModuleType, Dict[str, Any]]] = list(_MODULES.values())
     for module, imported in recorded:
-        current = vars(module)
-        try:
-            if current == imported:  # the same objects: compared by identity
-                continue
-        except Exception:  # a value replaced by one whose == raises (an array)
-            pass
-        get = current.get
+        get = vars(module).get
         if any(get(name, _MISSING) is not value for name, value in imported.items()):
             _TOUCHED.set()  # still changed: compare again next time
             return False

@@ -725,3 +725,18 @@ def test_a_rule_attribute_holding_an_array_is_followed() -> None:
     batch = StepBatch(env, 2)
     batch.reset(seed=0)
     assert batch._native_step_rules() is None  # not mathy_core's settings
+
+
+def test_copying_states_keeps_the_native_steps() -> None:
+    # Python caches `__slotnames__` on a class when one of its instances is
+    # copied or pickled: that is no user code, and the native steps stay on.
+    import copy
+    import pickle
+
+    env = PolySimplify()
+    state = env.state_from_text("4x + 2x")
+    copy.deepcopy(state)
+    pickle.loads(pickle.dumps(state))
+    batch = StepBatch(env, 2)
+    batch.reset(seed=0)
+    assert batch._native_step_rules() is not None or CORE != "native"
