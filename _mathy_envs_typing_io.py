@@ -17,7 +17,7 @@ on first use). It runs
   3.13 and 3.14 and imports nothing before 3.13 (from 3.15 the matching `.start`
   file turns that line off). So `import mathy_core` works first thing in a program;
 - on every Python when `mathy_envs` is imported, before it imports mathy_core
-  (`mathy_envs._typing_io` is this module under the package's name): it also
+  (`mathy_envs._support.typing_io` is this module under the package's name): it also
   covers interpreters that skip start-up files (`python -S`), and keeps colr's
   import from raising the deprecation warning of 3.11 and 3.12.
 

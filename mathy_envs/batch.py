@@ -17,7 +17,7 @@ native core, with no Python objects made for the expression; every other step is
 only more slowly.
 
     import numpy as np
-    from mathy_envs.actions import sample_valid_actions
+    from mathy_envs._env.actions import sample_valid_actions
     from mathy_envs.batch import StepBatch
     from mathy_envs.envs import PolySimplify
 
@@ -36,19 +36,19 @@ import numpy as np
 import numpy.typing as npt
 from mathy_core import ExpressionParser
 
-from .admission import SAFE_CONSTANT, SAFE_SIZE
+from ._engine.admission import SAFE_CONSTANT, SAFE_SIZE
 from .env import MathyEnv
 from .envs.goal import SimplifyGoalEnv
-from .layout import MAX_TYPE_ID
+from ._engine.layout import MAX_TYPE_ID
 from .limits import quote, type_name
 from .observations.build import problem_hash
 from .observations.common import revisit_value
 from .observations.flat import flat_head
-from .pristine import defined_attributes, is_pristine, modules_are_pristine
-from .visits import canonical_text, visit_counts
+from ._support.pristine import defined_attributes, is_pristine, modules_are_pristine
+from ._engine.visits import canonical_text, visit_counts
 from .rewards import MAX_VISITS, RewardScheme, win_signal
-from .rules import are_core_rules
-from .settings import check_seed
+from ._engine.rules import are_core_rules
+from ._support.settings import check_seed
 from .state import MathyEnvState, episode_time
 from .time_step import is_terminal_transition
 from .types import EnvRewards, MathyEnvProblemArgs

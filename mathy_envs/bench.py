@@ -33,14 +33,14 @@ import numpy as np
 import numpy.typing as npt
 from mathy_core import BaseRule, ExpressionParser, MathExpression
 
-from .actions import sample_valid_actions
+from ._env.actions import sample_valid_actions
 from .batch import StepBatch
-from .bench_cores import VectorResult, vector_scaling
+from ._bench.cores import VectorResult, vector_scaling
 from .env import MathyEnv, sample_valid_action
 from .envs import BinomialDistribute, ComplexSimplify, PolySimplify
 from .observations import ObservationType
-from .caches import expression_cache
-from .parsers import default_parser
+from ._engine.parse_cache import expression_cache
+from ._engine.parsers import default_parser
 from .state import MathyEnvState
 from .text import CHOOSE, REWRITE, prompt_text, read_reply, score_derivation, text_moves
 from .text.replies import MAX_REPLY_CHARS

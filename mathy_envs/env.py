@@ -11,9 +11,9 @@ from typing import Any, List, Literal, Optional, Tuple, Type, TypeVar, Union, ov
 import numpy as np
 from mathy_core import BaseRule, ExpressionChangeRule, MathExpression
 
-from .pristine import pristine
-from .visits import visits_of
-from .actions import ActionInput, ActionSpace, sample_valid_action
+from ._support.pristine import pristine
+from ._engine.visits import visits_of
+from ._env.actions import ActionInput, ActionSpace, sample_valid_action
 from .limits import (
     DEFAULT_MAX_SEQ_LEN,
     check_max_seq_len,
@@ -22,19 +22,19 @@ from .limits import (
     shorten,
     type_name,
 )
-from .lru import LRUCache
-from .masks import MASK_CACHE_SIZE, MaskArray, MaskCache, MoveResults
+from ._support.lru import LRUCache
+from ._engine.masks import MASK_CACHE_SIZE, MaskArray, MaskCache, MoveResults
 from .observations import MathyObservation, ObservationKind, ObservationType
-from .parsers import default_parser, parse_text
-from .tree_ops import DeferredChange, apply_at, apply_rule, copy_tree, is_library_code
+from ._engine.parsers import default_parser, parse_text
+from ._engine.tree_edits import DeferredChange, apply_at, apply_rule, copy_tree, is_library_code
 from .rewards import PENALIZING_RULES, EnvRewards, REWARDING_RULES, RewardScheme, win_signal
-from .rules import CORE_RULE_TYPES, are_core_rules, core_rules
-from .rendering import Rendering
-from .settings import check_flag, check_real, check_seed
+from ._engine.rules import CORE_RULE_TYPES, are_core_rules, core_rules
+from ._env.rendering import Rendering
+from ._support.settings import check_flag, check_real, check_seed
 from .state import MathyEnvState, MathyEnvStateStep, check_state
 from .time_step import TimeStep, is_terminal_transition
 from .types import ActionType, MathyEnvProblem, MathyEnvProblemArgs, ProblemGenerator
-from .values import narrowed_domain, same_value_where_defined
+from ._engine.values import narrowed_domain, same_value_where_defined
 
 ObservationT = TypeVar("ObservationT")
 
@@ -184,7 +184,7 @@ class MathyEnv(ActionSpace, Rendering):
 
     @staticmethod
     def core_rules(preferred_term_commute: bool = False) -> List[BaseRule]:
-        """The default rules, in action order (see `mathy_envs.rules`)."""
+        """The default rules, in action order (see `mathy_envs._engine.rules`)."""
         return core_rules(preferred_term_commute)
 
     def get_env_namespace(self) -> str:
@@ -346,11 +346,11 @@ class MathyEnv(ActionSpace, Rendering):
         A step is five stages, each done once:
 
         1. **check the action** (and the state): decode it to
-           `(rule_index, node_index)` (`to_action`, `mathy_envs.actions`);
+           `(rule_index, node_index)` (`to_action`, `mathy_envs._env.actions`);
         2. **admit it**: the state's valid-move mask says the rule applies at
            that node and its result keeps the expression's value and stays in the
-           supported limits (`mathy_envs.masks`);
-        3. **rewrite**: apply the rule at the node (`mathy_envs.tree_ops`);
+           supported limits (`mathy_envs._engine.masks`);
+        3. **rewrite**: apply the rule at the node (`mathy_envs._engine.tree_edits`);
         4. **next state**: the new text appended to the history
            (`MathyEnvState.get_out_state`);
         5. **score**: the env's `reward_scheme` judges the new state
@@ -524,7 +524,7 @@ class MathyEnv(ActionSpace, Rendering):
         one: it asks a condition the first does not (a divisor nonzero, the
         base of a fractional power >= 0...: `x^3 -> x^3 * x^0.5 * x^0.5 / x`,
         equal where both have a value, has none at 0), as
-        `mathy_envs.values.narrowed_domain` tells.
+        `mathy_envs._engine.values.narrowed_domain` tells.
         """
         history = check_state(state).agent.history
         first_text = history[0].raw if history else state.agent.problem

@@ -9,7 +9,7 @@ from typing import List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from .actions import sample_valid_action
+from ._env.actions import sample_valid_action
 from .env import MathyEnv
 from .limits import quote
 from .state import MathyEnvState, check_state
@@ -59,7 +59,7 @@ def random_episode(
     """Play uniformly random valid actions from `state` until the episode ends.
 
     Each step draws one action from `rng`, uniformly among the 1s of
-    `env.valid_moves_array(state)` (`mathy_envs.actions.sample_valid_action`), and
+    `env.valid_moves_array(state)` (`mathy_envs._env.actions.sample_valid_action`), and
     takes it with `env.get_next_state`. Play stops at the first terminal
     transition, at a state with no valid action, or after `max_steps` actions.
     A `state` that already ends the episode (`env.get_state_transition(state)`

@@ -28,10 +28,10 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from .visits import canonical_text
+from ._engine.visits import canonical_text
 from .env import MathyEnv
 from .limits import quote, type_name
-from .settings import check_seed
+from ._support.settings import check_seed
 from .state import MathyEnvState
 from .swarm import SwarmConfig, swarm_solve
 from .time_step import is_terminal_transition

@@ -37,7 +37,7 @@ from mathy_core.rules import (
     VariableMultiplyRule,
 )
 
-from .pristine import pristine
+from ._support.pristine import pristine
 from .limits import quote
 from .observations import MathyObservation
 from .state import MathyEnvState

@@ -23,7 +23,7 @@ from .state import (
     state_to_codes,
     state_to_text,
 )
-from .state_text import FIELD_SEPARATOR, HEADER_FIELDS, STEP_SEPARATOR, codes_text
+from ._env.state_text import FIELD_SEPARATOR, HEADER_FIELDS, STEP_SEPARATOR, codes_text
 
 
 def to_string(state: MathyEnvState) -> str:

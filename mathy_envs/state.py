@@ -1,8 +1,8 @@
 """Environment states: immutable-by-convention values.
 
 A `MathyEnvState` is data: the agent's problem, history and moves left
-(`mathy_envs.agent`) and the episode's constants. Its observation methods hand
-it to `mathy_envs.observations` and its text form is `mathy_envs.state_text`.
+(`mathy_envs._env.agent`) and the episode's constants. Its observation methods hand
+it to `mathy_envs.observations` and its text form is `mathy_envs._env.state_text`.
 
 Every method that "changes" a state returns a new one; nothing a state holds is
 ever mutated after it is built.
@@ -14,8 +14,8 @@ import numpy as np
 import numpy.typing as npt
 from mathy_core import ExpressionParser
 
-from .pristine import pristine
-from .agent import NO_ACTION, MathyAgentState, MathyEnvStateStep
+from ._support.pristine import pristine
+from ._env.agent import NO_ACTION, MathyAgentState, MathyEnvStateStep
 from .limits import check_move_budget, check_num_rules
 from .observations import (
     MathyGraphObservation,
@@ -40,8 +40,8 @@ from .observations import (  # noqa: F401
     message_passing_observation,
     to_observation_type,
 )
-from .caches import parse
-from .state_text import check_pad, codes_text, read_state, state_codes, write_state
+from ._engine.parse_cache import parse
+from ._env.state_text import check_pad, codes_text, read_state, state_codes, write_state
 from .types import ActionType
 
 ObservationT = TypeVar("ObservationT")
@@ -256,7 +256,7 @@ class MathyEnvState:
             self, move_mask, parser, max_seq_len, self.get_problem_hash()
         )
 
-    # -- serialization (the text form is `mathy_envs.state_text`) --------------
+    # -- serialization (the text form is `mathy_envs._env.state_text`) --------------
 
     def to_string(self) -> str:
         """Serialize to `@`-separated fields; see `from_string`.

@@ -5,7 +5,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from .frozen import frozen
+from ._support.frozen import frozen
 
 
 def _frozen_step(value: int) -> npt.NDArray[np.int32]:

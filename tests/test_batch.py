@@ -20,9 +20,9 @@ from mathy_core.rules import CommutativeSwapRule
 
 from mathy_envs import MathyEnv, MathyEnvState
 from mathy_envs.batch import StepBatch
-from mathy_envs.actions import sample_valid_actions
+from mathy_envs._env.actions import sample_valid_actions
 from mathy_envs.envs import ENV_TASKS, PolySimplify
-from mathy_envs.native import CORE
+from mathy_envs._engine.native import CORE
 from mathy_envs.observations.flat import flat_head
 from mathy_envs.rewards import RewardScheme
 from mathy_envs.time_step import is_terminal_transition

@@ -4,8 +4,8 @@ its handling of invalid actions, how a state is scored (`get_state_transition`),
 text, and the trees user code is given.
 
 The action space the env inherits (decoding actions, masks, tokens, random
-actions) is tested in test_actions.py, printing steps and histories in
-test_rendering.py.
+actions) is tested in _env/test_actions.py, printing steps and histories in
+_env/test_rendering.py.
 
 Expected values are derived independently of the env: masks from fresh mathy_core
 rules' `can_apply_to` over a freshly parsed tree's in-order nodes
@@ -42,7 +42,7 @@ from mathy_core.rules import (
 from mathy_envs import MathyEnv, MathyEnvState, MathyObservation, ObservationType
 from mathy_envs.env import INVALID_ACTION_RESPONSES, UNREAD_TREE
 from mathy_envs.envs import MATHY_BUILTIN_ENVS, PolySimplify
-from mathy_envs.native import CORE
+from mathy_envs._engine.native import CORE
 from mathy_envs.episodes import random_episode
 from mathy_envs.rewards import RewardScheme
 from mathy_envs.state import MathyEnvStateStep, MathyGraphObservation

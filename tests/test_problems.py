@@ -5,7 +5,7 @@ The generators themselves live beside their envs and are tested beside their
 env tests (`tests/envs/test_<env>.py`; what all of them promise in
 `tests/envs/test_generators.py`). Terms are re-parsed with a fresh mathy_core
 `ExpressionParser` and compared with mathy_core's `terms_are_like`, so the
-expectations do not come from `mathy_envs.terms`.
+expectations do not come from `mathy_envs._engine.terms`.
 """
 
 import warnings
@@ -17,7 +17,7 @@ from mathy_core import get_term_ex, get_terms, terms_are_like
 from oracles import parse
 
 from mathy_envs import problems
-from mathy_envs.parsing import ParsedExpression
+from mathy_envs._engine.expressions import ParsedExpression
 from mathy_envs.problems import (
     COMMON_VARIABLES,
     MAX_ATTEMPTS,
@@ -37,7 +37,7 @@ from mathy_envs.problems import (
     term_text,
     tree_check,
 )
-from mathy_envs.terms import is_simplified
+from mathy_envs._engine.terms import is_simplified
 
 
 def test_rand_int_includes_both_ends() -> None:

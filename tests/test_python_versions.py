@@ -2,7 +2,7 @@
 
 mathy_core's colr dependency does `from typing.io import IO`, which Python 3.13
 removed. The top-level module `_mathy_envs_typing_io` (re-exported as
-`mathy_envs._typing_io`) registers a `typing.io` module:
+`mathy_envs._support.typing_io`) registers a `typing.io` module:
 
 - at interpreter start-up on 3.13 and later only, from the two files installing
   mathy_envs puts in site-packages: `mathy_envs_typing_io.pth` (one import line,
@@ -54,7 +54,7 @@ mathy_core before anything of mathy_envs."""
 
 SAME_AS_TYPING = """
 import sys, typing
-from mathy_envs import _typing_io as hook
+from mathy_envs._support import typing_io as hook
 import _mathy_envs_typing_io
 from typing.io import IO, TextIO, BinaryIO
 assert hook.TYPING_IO is _mathy_envs_typing_io.TYPING_IO  # one implementation

@@ -12,7 +12,7 @@ from helpers import run_python
 
 import mathy_envs
 from mathy_envs.cli import main
-from mathy_envs.native import CORE, CORE_VARIABLE, native_built
+from mathy_envs._engine.native import CORE, CORE_VARIABLE, native_built
 
 PUBLISHED = (0, 12, 5)
 
@@ -62,7 +62,7 @@ def test_the_core_is_chosen_by_mathy_envs_core(choice: str, expected: Optional[s
 
 
 def test_an_unknown_core_is_a_value_error_naming_the_choices() -> None:
-    result = run_python("-c", "import mathy_envs.native", env={CORE_VARIABLE: "fortran"})
+    result = run_python("-c", "import mathy_envs._engine.native", env={CORE_VARIABLE: "fortran"})
     assert result.returncode != 0
     assert "ValueError: MATHY_ENVS_CORE='fortran' is not one of auto, native, python" in (
         result.stderr
@@ -78,13 +78,13 @@ def test_asking_for_the_native_core_where_it_is_not_built_is_an_import_error() -
         "        if name == 'mathy_envs._native':\n"
         "            raise ImportError('no native core here')\n"
         "sys.meta_path.insert(0, NoNative())\n"
-        "import mathy_envs.native\n"
+        "import mathy_envs._engine.native\n"
     )
     result = run_python("-c", code, env={CORE_VARIABLE: "native"})
     assert result.returncode != 0
     assert "MATHY_ENVS_CORE=native, but mathy_envs' native core is not built" in result.stderr
     auto = run_python(
-        "-c", code + "print(mathy_envs.native.CORE)", env={CORE_VARIABLE: "auto"}
+        "-c", code + "print(mathy_envs._engine.native.CORE)", env={CORE_VARIABLE: "auto"}
     )
     assert auto.returncode == 0 and auto.stdout.strip() == "python", auto.stderr
 

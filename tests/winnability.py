@@ -43,10 +43,10 @@ from mathy_core import (
 
 from mathy_envs.env import MathyEnv
 from mathy_envs.envs import ENV_TASKS
-from mathy_envs.parsing import parse
+from mathy_envs._engine.parse_cache import parse
 from mathy_envs.state import MathyEnvState
 from mathy_envs.swarm import SwarmConfig, swarm_solve
-from mathy_envs.terms import sum_terms, term_kind
+from mathy_envs._engine.terms import sum_terms, term_kind
 from mathy_envs.time_step import is_terminal_transition
 from mathy_envs.types import ActionType, MathyEnvDifficulty, MathyEnvProblemArgs
 

@@ -8,9 +8,9 @@ from typing import List
 import numpy as np
 from mathy_core import MathExpression, MultiplyExpression, TermEx, get_term_ex
 
-from ..expressions import ParsedExpression
+from .._engine.expressions import ParsedExpression
 from ..problems import GeneratedProblem, rand_int, rand_templates, rand_term, retry
-from ..terms import is_simplified
+from .._engine.terms import is_simplified
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import SimplifyGoalEnv

@@ -4,13 +4,13 @@ from typing import Any, Optional
 
 from mathy_core import MathExpression
 
-from ..pristine import pristine
+from .._support.pristine import pristine
 from ..env import UNREAD_TREE, MathyEnv
-from ..lru import LRUCache
+from .._support.lru import LRUCache
 from ..observations import MathyObservation
 from ..state import MathyEnvState
-from ..terms import SimplifiedCheck, is_simplified, simplified_entry
-from ..tree_ops import copy_tree, is_library_code
+from .._engine.terms import SimplifiedCheck, is_simplified, simplified_entry
+from .._engine.tree_edits import copy_tree, is_library_code
 from ..time_step import TimeStep, termination
 from ..types import MathyEnvProblem, MathyEnvProblemArgs
 

@@ -14,7 +14,7 @@ except ImportError as error:  # pragma: no cover - exercised by a test that hide
         "pip install mathy_envs[gym]"
     ) from error
 
-from ..actions import NO_VALID_ACTION, sample_valid_actions
+from .._env.actions import NO_VALID_ACTION, sample_valid_actions
 from .env import MathyGymEnv, StepChange
 from .registration import (
     GYM_ENV_CLASSES,

@@ -30,9 +30,9 @@ import numpy as np
 import numpy.typing as npt
 from mathy_core import ExpressionParser
 
-from ..layout import NodeLayout
+from .._engine.layout import NodeLayout
 from ..types import MAX_VISITS
-from ..visits import visits_of
+from .._engine.visits import visits_of
 
 if TYPE_CHECKING:  # gymnasium is optional: spaces import it when they are built
     from gymnasium import spaces
@@ -147,7 +147,7 @@ def revisit_feature(
     entries of the state's history with its text, less the current one, as the
     default reward scheme counts visits (an invalid move under "penalize" stays
     on the expression and adds one; the first text is compared in its canonical
-    form, `mathy_envs.visits`, parsed by `parser`); normalized, that count over
+    form, `mathy_envs._engine.visits`, parsed by `parser`); normalized, that count over
     `MAX_VISITS`, at most 1.0."""
     agent = state.agent
     return revisit_value(visits_of(agent.history, agent.problem, parser) - 1, normalize)

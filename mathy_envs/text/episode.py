@@ -20,7 +20,7 @@ from typing import NamedTuple, Optional, Tuple
 
 from ..env import MathyEnv
 from ..limits import quote, type_name
-from ..settings import check_seed
+from .._support.settings import check_seed
 from ..state import MathyEnvState
 from ..time_step import is_terminal_transition
 from ..types import MathyEnvProblemArgs

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..env import MathyEnv
 from ..limits import quote, type_name
-from ..settings import check_seed
+from .._support.settings import check_seed
 from ..types import MathyEnvProblemArgs
 from .derivations import score_derivation
 from .prompts import derivation_prompt

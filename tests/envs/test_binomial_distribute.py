@@ -3,7 +3,7 @@
 `mathy_envs/envs/binomial_distribute.py`).
 
 Generated problems are re-parsed with a fresh mathy_core `ExpressionParser`
-(`oracles`), so the expectations do not come from `mathy_envs.terms`. The env
+(`oracles`), so the expectations do not come from `mathy_envs._engine.terms`. The env
 itself is tested in `test_builtin_envs.py`.
 """
 

@@ -2,7 +2,7 @@
 `strands_a_power` and `product_factors` (in `mathy_envs/envs/complex_simplify.py`).
 
 Generated problems are re-parsed with a fresh mathy_core `ExpressionParser`
-(`oracles`), so the expectations do not come from `mathy_envs.terms`. The env
+(`oracles`), so the expectations do not come from `mathy_envs._engine.terms`. The env
 itself is tested in `test_builtin_envs.py`.
 """
 

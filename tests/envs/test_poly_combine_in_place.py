@@ -3,7 +3,7 @@
 
 Generated problems are re-parsed with a fresh mathy_core `ExpressionParser` and
 terms compared with mathy_core's `terms_are_like` (`oracles`), so the
-expectations do not come from `mathy_envs.terms`. The env itself is tested in
+expectations do not come from `mathy_envs._engine.terms`. The env itself is tested in
 `test_builtin_envs.py`.
 """
 
@@ -13,7 +13,7 @@ from mathy_core import get_terms
 from oracles import like_pairs, parse
 
 from mathy_envs.envs.poly_combine_in_place import combine_in_place, combines_in_two_moves
-from mathy_envs.parsing import parse as parse_for_env
+from mathy_envs._engine.parse_cache import parse as parse_for_env
 
 SAMPLES = 40
 MAX_NODES = 128

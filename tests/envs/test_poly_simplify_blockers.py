@@ -3,7 +3,7 @@
 
 Generated problems are re-parsed with a fresh mathy_core `ExpressionParser` and
 terms compared with mathy_core's `terms_are_like` (`oracles`), so the
-expectations do not come from `mathy_envs.terms`. The env itself is tested in
+expectations do not come from `mathy_envs._engine.terms`. The env itself is tested in
 `test_builtin_envs.py`.
 """
 

@@ -278,7 +278,7 @@ class _Keeper(ObservationKind[None]):
 
 
 def test_a_layout_kept_by_a_custom_type_still_describes_its_expression_after_later_steps() -> None:
-    from mathy_envs.parsing import NodeLayout
+    from mathy_envs._engine.layout import NodeLayout
 
     keeper = _Keeper()
     register_observation(keeper)

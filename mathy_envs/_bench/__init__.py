@@ -1,0 +1,1 @@
+"""The parts of `mathy-envs bench` below it."""

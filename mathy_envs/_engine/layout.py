@@ -1,0 +1,355 @@
+"""`NodeLayout`: the flat node arrays of one tree, all indexed by action index.
+
+This module owns the layout and what only it uses: `MAX_TYPE_ID` (normalized
+type ids are divided by it) and the read-only arrays it hands out. The layout is
+made from one walk of the tree (`traversal.py`); subtree shapes are written by
+`shapes.py`. A `ParsedExpression` (`expressions.py`) computes the layout of its
+tree on first use; masks, observations and term finding read it.
+"""
+
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+from mathy_core import MathExpression, MathTypeKeys
+
+from .._support.frozen import frozen
+from .._support.lazy import lazy
+from .shapes import subtree_shapes
+from .walk import IndexWalk, TreeWalk, walk_tree
+
+MAX_TYPE_ID: int = max(MathTypeKeys.values())
+"""mathy_core's largest node type id: normalized type ids are `type_id / MAX_TYPE_ID`."""
+
+
+class NodeLayout:
+    """Flat arrays describing one tree, all indexed by action (in-order) index.
+
+    The node list, pre-order, type ids and values come from a single traversal;
+    the leaf flags, parent / depth / edge arrays and subtree shapes are computed
+    on first use.
+
+    A layout is computed once per cached text and every caller (the masks, each
+    observation type, custom ones included) gets the same one, so nothing it
+    hands out can be changed: its numpy arrays are read-only (writing into one
+    raises a `ValueError`, "assignment destination is read-only"; copy it first,
+    `array.copy()`), its sequences are tuples and its attributes can't be set.
+    `preorder_lists` returns new lists. A layout keeps describing the tree it was
+    made from even once that tree has been handed to a step to rewrite, except
+    for `nodes`: those are the tree's own nodes. The layouts given to user code
+    are made from a private copy of the tree (`private_entry`), so their nodes are
+    the user's own.
+    """
+
+    levels: int
+    """The number of levels of the tree (a single node has one)."""
+    _preorder: List[int]
+    _parent_pre: List[int]
+    _type_ids_pre: List[int]
+    _values_pre: List[float]
+    _type_ids: List[int]
+    _values: List[float]
+    _exact: bool
+    _preordered: Dict[bool, Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]
+
+    def __init__(self, root: MathExpression, walk: Optional[TreeWalk] = None) -> None:
+        """The layout of the tree under `root`; `walk` is that tree's `walk_tree`
+        when the caller has it already."""
+        walked = walk_tree(root) if walk is None else walk
+        self._fill(*walked)
+
+    @classmethod
+    def of_nodes(
+        cls, walk: IndexWalk, nodes: Callable[[], Sequence[MathExpression]]
+    ) -> "NodeLayout":
+        """The layout of a tree known by its walk before its nodes exist (the
+        native core's): `walk` is `walk_tree`'s with each node's index into
+        `nodes()` in place of the node, and `nodes()` makes the nodes when they
+        are first read."""
+        layout = cls.__new__(cls)
+        order, levels, preorder, parent_pre, type_ids_pre, values_pre, type_ids, values, exact = (
+            walk
+        )
+        layout._fill(
+            None, levels, preorder, parent_pre, type_ids_pre, values_pre, type_ids, values, exact
+        )
+        layout.__dict__["_made_nodes"] = (order, nodes)
+        return layout
+
+    def _fill(
+        self,
+        nodes: Optional[List[MathExpression]],
+        levels: int,
+        preorder: List[int],
+        parent_pre: List[int],
+        type_ids_pre: List[int],
+        values_pre: List[float],
+        type_ids: List[int],
+        values: List[float],
+        exact: bool,
+    ) -> None:
+        preordered: Dict[bool, Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]] = {}
+        # Set through __dict__: the layout refuses attribute assignment.
+        if nodes is not None:
+            self.__dict__["nodes"] = tuple(nodes)
+        self.__dict__.update(
+            levels=levels,
+            _preorder=preorder,
+            _parent_pre=parent_pre,
+            _type_ids_pre=type_ids_pre,
+            _values_pre=values_pre,
+            _type_ids=type_ids,
+            _values=values,
+            # Every value is a whole number float32 holds exactly, so the Python
+            # floats of the value lists are the float32 values themselves.
+            _exact=exact,
+            _preordered=preordered,
+        )
+
+    @lazy
+    def nodes(self) -> Tuple[MathExpression, ...]:
+        """The tree's nodes, in action (in-order) order."""
+        order, made = self.__dict__["_made_nodes"]
+        all_nodes = made()
+        return tuple(all_nodes[index] for index in order)
+
+    def __len__(self) -> int:
+        """The number of nodes (of action indexes)."""
+        return len(self._preorder)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(
+            f"a NodeLayout is shared and read-only: can't set {name!r} "
+            "(copy the arrays you need, `array.copy()`)"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a NodeLayout is shared and read-only: can't delete {name!r}")
+
+    def _detach(self) -> None:
+        """The layout's tree is being handed to a step to rewrite (`take_tree`):
+        what is computed from the nodes from now on would describe the rewritten
+        tree, so shapes not computed yet never will be. Every other attribute is
+        computed from lists the layout made of the tree when it was created."""
+        self.__dict__.setdefault("shapes", None)
+
+    @lazy
+    def preorder(self) -> npt.NDArray[np.intp]:
+        """In-order index of each node, by pre-order position."""
+        return _read_only(np.asarray(self._preorder, dtype=np.intp))
+
+    @lazy
+    def type_ids(self) -> npt.NDArray[np.float32]:
+        """mathy_core's type id of each node."""
+        return _read_only(_float32s(self._type_ids))
+
+    @lazy
+    def values(self) -> npt.NDArray[np.float32]:
+        """The value of each constant node, 0.0 for other nodes."""
+        return _read_only(np.asarray(self._values, dtype=np.float32))
+
+    def preorder_lists(self) -> Tuple[List[int], List[float]]:
+        """Type ids and values in pre-order, as new lists of Python numbers
+        (values rounded to float32, as in `values`)."""
+        if self._exact:
+            return list(self._type_ids_pre), list(self._values_pre)
+        rounded: List[float] = np.asarray(self._values_pre, dtype=np.float32).tolist()
+        return list(self._type_ids_pre), rounded
+
+    @lazy
+    def _edge_parents(self) -> List[int]:
+        """In-order index of the parent of each node but the root, in pre-order
+        (pre-order position 0 is the root; every later one has a parent)."""
+        order = self._preorder
+        return [order[parent] for parent in self._parent_pre[1:]]
+
+    @lazy
+    def is_leaf(self) -> npt.NDArray[np.float32]:
+        """1 for a node without children, else 0."""
+        flags = bytearray(b"\x01") * len(self._preorder)
+        for parent in self._edge_parents:
+            flags[parent] = 0
+        return _read_only(np.frombuffer(flags, dtype=np.uint8).astype(np.float32))
+
+    @lazy
+    def _parent_in(self) -> List[int]:
+        """In-order index of each node's parent (-1 for the root), by in-order index."""
+        order = self._preorder
+        parents = [-1] * len(order)
+        for position, parent in enumerate(self._parent_pre):
+            if parent >= 0:
+                parents[order[position]] = order[parent]
+        return parents
+
+    @lazy
+    def _depth_pre(self) -> List[int]:
+        """Depth of each node, by pre-order position (parents come first)."""
+        depths: List[int] = []
+        for parent in self._parent_pre:
+            depths.append(depths[parent] + 1 if parent >= 0 else 0)
+        return depths
+
+    @lazy
+    def _right_pre(self) -> List[bool]:
+        """Whether each node is a right child, by pre-order position: a right
+        child comes after its parent in-order, a left child before."""
+        order = self._preorder
+        return [
+            parent >= 0 and order[position] > order[parent]
+            for position, parent in enumerate(self._parent_pre)
+        ]
+
+    @property
+    def root_index(self) -> int:
+        """In-order index of the root (the node the layout was made from)."""
+        return self._preorder[0]
+
+    @lazy
+    def children(self) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+        """In-order index of each node's left and of its right child (-1 for
+        none), by in-order index."""
+        order = self._preorder
+        left = [-1] * len(order)
+        right = [-1] * len(order)
+        for position, parent in enumerate(self._parent_pre):
+            if parent >= 0:
+                index = order[position]
+                above = order[parent]
+                # A right child comes after its parent in-order, a left child before.
+                if index > above:
+                    right[above] = index
+                else:
+                    left[above] = index
+        return tuple(left), tuple(right)
+
+    @lazy
+    def shapes(self) -> Optional[Tuple[str, ...]]:
+        """A text per node (in-order) that equals another node's exactly when
+        their subtrees are equal: the same node types in the same places, with the
+        same constants (of the same type) and variables. None when the tree holds a
+        node type other than those of `SHAPED_TYPES`, a variable whose name is not
+        one ASCII letter, or a constant that is not an int or a float, and when
+        the tree was handed to a step to rewrite before they were computed.
+
+        The text is the subtree in prefix notation: a binary node's symbol
+        (`SHAPE_SYMBOLS`) or, for a negation, `~<` or `~>` (its child on the left
+        or on the right), then the shapes of its left and right sides (`_` for
+        none); `#` and the digits of an integer constant, `%` and the `repr` of a
+        float one then `;`, `$` and the name of a variable. Each part ends where
+        the next one begins, so a text reads back into one tree only. Plain
+        strings hold no references, so the garbage collector never tracks the
+        many shapes that caches keep, and each computes its hash once."""
+        found = subtree_shapes(self.nodes, self._preorder, self._parent_pre)
+        if found is None:
+            return None
+        shapes, children = found
+        self.__dict__.setdefault("children", children)
+        return shapes
+
+    @lazy
+    def depth(self) -> npt.NDArray[np.int32]:
+        depths = np.empty(len(self), np.int32)
+        depths[self.preorder] = self._depth_pre
+        return _read_only(depths)
+
+    @lazy
+    def parent(self) -> npt.NDArray[np.int64]:
+        """In-order index of each node's parent (-1 for the root)."""
+        return _read_only(np.asarray(self._parent_in, dtype=np.int64))
+
+    @lazy
+    def side(self) -> npt.NDArray[np.int64]:
+        """0 for a left child, 1 for a right child, -1 for the root."""
+        sides = np.empty(len(self), np.int64)
+        sides[self.preorder] = self._right_pre
+        if len(self):
+            sides[self.preorder[0]] = -1
+        return _read_only(sides)
+
+    @lazy
+    def levelorder(self) -> npt.NDArray[np.intp]:
+        """In-order indexes level by level, left to right within a level."""
+        return _read_only(np.argsort(self.depth, kind="stable"))
+
+    @lazy
+    def edge_index(self) -> npt.NDArray[np.int64]:
+        """Edges parent -> child (2, n - 1), in the pre-order of the child."""
+        parents = self._edge_parents
+        # One flat list converts faster than a nested one.
+        return _read_only(
+            np.asarray(parents + self._preorder[1:], dtype=np.int64).reshape(2, len(parents))
+        )
+
+    @lazy
+    def edge_types(self) -> npt.NDArray[np.int64]:
+        return _read_only(self.side[self.preorder[1:]])
+
+    @lazy
+    def max_depth(self) -> int:
+        return self.levels - 1 if len(self) else 0
+
+    def preordered(
+        self, normalize: bool
+    ) -> Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """Type ids and values in pre-order (normalized or raw), cached: the
+        same two read-only arrays on every call."""
+        cache = self._preordered
+        if normalize not in cache:
+            types = _float32s(self._type_ids_pre)
+            values = np.asarray(self._values_pre, dtype=np.float32)
+            if normalize:
+                types = types / np.float32(MAX_TYPE_ID)
+                values = self._scaled(values)
+            cache[normalize] = (_read_only(types), _read_only(values))
+        return cache[normalize]
+
+    @lazy
+    def normalized_type_ids(self) -> npt.NDArray[np.float32]:
+        normalized: npt.NDArray[np.float32] = self.type_ids / np.float32(MAX_TYPE_ID)
+        return _read_only(normalized)
+
+    @lazy
+    def normalized_values(self) -> npt.NDArray[np.float32]:
+        """Values min-max scaled over the expression's nodes (all equal -> 0)."""
+        return _read_only(self._scaled(self.values))
+
+    def _scaled(self, values: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """`values` (this layout's values in some order) min-max scaled over the
+        expression's nodes, in float32 (all equal -> 0)."""
+        if len(values) == 0:
+            return values
+        if self._exact:
+            # The same float32 numbers as the array's, found sooner.
+            low = np.float32(min(self._values_pre))
+            span = np.float32(max(self._values_pre)) - low
+        else:
+            # The array's own methods: np.min and np.max add a costly wrapper.
+            low = values.min(axis=0)
+            span = values.max(axis=0) - low
+        if span <= 0:
+            return np.zeros_like(values)
+        scaled: npt.NDArray[np.float32] = (values - low) / span  # float32 throughout
+        return scaled
+
+
+_ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
+
+
+def _read_only(array: _ArrayT) -> _ArrayT:
+    """`array`, made read-only for good (`mathy_envs._support.frozen`): the arrays of a
+    layout are shared by every caller."""
+    return frozen(array)
+
+
+def _float32s(numbers: List[int]) -> npt.NDArray[np.float32]:
+    """Whole numbers as a float32 array; through bytes when they are all from 0
+    to 255 (such as mathy_core's type ids), a third cheaper than numpy's list
+    conversion."""
+    try:
+        small = bytes(numbers)
+    except (TypeError, ValueError):
+        return np.asarray(numbers, dtype=np.float32)
+    return np.frombuffer(small, dtype=np.uint8).astype(np.float32)
+
+
+__all__ = ("MAX_TYPE_ID", "NodeLayout")
