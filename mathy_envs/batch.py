@@ -36,18 +36,18 @@ import numpy as np
 import numpy.typing as npt
 from mathy_core import ExpressionParser
 
-from ._engine.admission import SAFE_CONSTANT, SAFE_SIZE
+from ._engine import SAFE_CONSTANT, SAFE_SIZE
 from .env import MathyEnv
 from .envs.goal import SimplifyGoalEnv
-from ._engine.layout import MAX_TYPE_ID
+from ._engine import MAX_TYPE_ID
 from .limits import quote, type_name
 from .observations.build import problem_hash
 from .observations.common import revisit_value
 from .observations.flat import flat_head
 from ._support.pristine import defined_attributes, is_pristine, modules_are_pristine
-from ._engine.visits import canonical_text, visit_counts
+from ._engine import canonical_text, visit_counts
 from .rewards import MAX_VISITS, RewardScheme, win_signal
-from ._engine.rules import are_core_rules
+from ._engine import commute_preference
 from ._support.settings import check_seed
 from .state import MathyEnvState, episode_time
 from .time_step import is_terminal_transition
@@ -443,8 +443,7 @@ class StepBatch:
             _native_env(env)
             and not env.goal_depends_on_history
             and not env.verbose
-            and are_core_rules(rules)
-            and type(getattr(rules[1], "preferred", None)) is bool
+            and commute_preference(rules) is not None
         ):
             return None
         # The library's lists, whatever the state (their methods are checked to
@@ -459,7 +458,7 @@ class StepBatch:
             else EnvRewards.TIMESTEP
             for rule in rules
         ]
-        return bool(rules[1].preferred), rewards  # type: ignore[attr-defined]
+        return bool(commute_preference(rules)), rewards
 
     def _native_step(
         self, episode: _Episode, index: int, action: int, native: Tuple[bool, List[float]]

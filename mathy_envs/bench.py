@@ -39,8 +39,8 @@ from ._bench.cores import VectorResult, vector_scaling
 from .env import MathyEnv, sample_valid_action
 from .envs import BinomialDistribute, ComplexSimplify, PolySimplify
 from .observations import ObservationType
-from ._engine.parse_cache import expression_cache
-from ._engine.parsers import default_parser
+from ._engine import expression_cache
+from ._engine import default_parser
 from .state import MathyEnvState
 from .text import CHOOSE, REWRITE, prompt_text, read_reply, score_derivation, text_moves
 from .text.replies import MAX_REPLY_CHARS

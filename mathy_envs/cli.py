@@ -296,7 +296,7 @@ def cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
 def version_line() -> str:
     """`mathy-envs 1.0.0 (mathy_core 0.9.5, Python 3.11.7, native core)`: the
     versions, and the core in use (`mathy_envs._engine.native`)."""
-    from ._engine.native import CORE, native_built
+    from ._engine import CORE, native_built
     from .version import __version__
 
     try:

@@ -12,7 +12,7 @@ import numpy as np
 from mathy_core import BaseRule, ExpressionChangeRule, MathExpression
 
 from ._support.pristine import pristine
-from ._engine.visits import visits_of
+from ._engine import visits_of
 from ._env.actions import ActionInput, ActionSpace, sample_valid_action
 from .limits import (
     DEFAULT_MAX_SEQ_LEN,
@@ -23,18 +23,18 @@ from .limits import (
     type_name,
 )
 from ._support.lru import LRUCache
-from ._engine.masks import MASK_CACHE_SIZE, MaskArray, MaskCache, MoveResults
+from ._engine import MASK_CACHE_SIZE, MaskArray, MaskCache, MoveResults
 from .observations import MathyObservation, ObservationKind, ObservationType
-from ._engine.parsers import default_parser, parse_text
-from ._engine.tree_edits import DeferredChange, apply_at, apply_rule, copy_tree, is_library_code
+from ._engine import default_parser, parse_text
+from ._engine import DeferredChange, apply_at, apply_rule, copy_tree, is_library_code
 from .rewards import PENALIZING_RULES, EnvRewards, REWARDING_RULES, RewardScheme, win_signal
-from ._engine.rules import CORE_RULE_TYPES, are_core_rules, core_rules
+from ._engine import CORE_RULE_TYPES, are_core_rules, core_rules
 from ._env.rendering import Rendering
 from ._support.settings import check_flag, check_real, check_seed
 from .state import MathyEnvState, MathyEnvStateStep, check_state
 from .time_step import TimeStep, is_terminal_transition
 from .types import ActionType, MathyEnvProblem, MathyEnvProblemArgs, ProblemGenerator
-from ._engine.values import narrowed_domain, same_value_where_defined
+from ._engine import narrowed_domain, same_value_where_defined
 
 ObservationT = TypeVar("ObservationT")
 

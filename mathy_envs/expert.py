@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from ._engine.visits import canonical_text
+from ._engine import canonical_text
 from .env import MathyEnv
 from .limits import quote, type_name
 from ._support.settings import check_seed

@@ -21,9 +21,9 @@ import numpy as np
 from mathy_core import MathExpression
 
 from .limits import DEFAULT_MAX_SEQ_LEN
-from ._engine.parse_cache import parse
-from ._engine.expressions import ParsedExpression, private_entry
-from ._engine.tree_edits import copy_tree, is_library_code
+from ._engine import parse
+from ._engine import ParsedExpression, private_entry
+from ._engine import copy_tree, is_library_code
 
 VARIABLES: str = "abcdfghjklmnopqrstuvwxyz"
 """Variables problems draw from ("e" and "i" are left out: they read as constants)."""

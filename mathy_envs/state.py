@@ -40,7 +40,7 @@ from .observations import (  # noqa: F401
     message_passing_observation,
     to_observation_type,
 )
-from ._engine.parse_cache import parse
+from ._engine import parse
 from ._env.state_text import check_pad, codes_text, read_state, state_codes, write_state
 from .types import ActionType
 

@@ -22,7 +22,7 @@ import numpy.typing as npt
 from .env import MathyEnv, sample_valid_action
 from .limits import MAX_MOVES, quote
 from .observations import node_types, node_values
-from ._engine.parse_cache import parse
+from ._engine import parse
 from .state import MathyEnvState
 from .time_step import TimeStep, is_terminal_transition
 from .types import ActionType

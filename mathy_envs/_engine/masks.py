@@ -22,6 +22,7 @@ from .tree_edits import apply_rule
 from .rules import (
     APPLICABLE_NODE_TYPES,
     are_core_rules,
+    commute_preference,
     CORE_RULE_TYPES,
     EXPRESSION_TYPES,
     SHAPE_KEYS,
@@ -127,8 +128,8 @@ class Sweep:
         """The mask of an expression of `count` nodes the native core parsed
         (`native`), from the native core, for rules of which `native_rules` holds;
         None where commutative swap's `preferred` is not a bool."""
-        preferred = self.rules[1].preferred  # type: ignore[attr-defined]
-        if type(preferred) is not bool or len(native) != count:
+        preferred = commute_preference(self.rules)
+        if preferred is None or len(native) != count:
             return None
         cells = native.mask(preferred)
         core: MaskArray = np.frombuffer(cells, dtype=np.int8).reshape(len(self.rules), count).copy()

@@ -1,7 +1,18 @@
 """The core rules: the default action set of every environment, in action order."""
 
 from types import MappingProxyType
-from typing import Callable, Dict, FrozenSet, Hashable, List, Mapping, Sequence, Tuple, Type
+from typing import (
+    Callable,
+    Dict,
+    FrozenSet,
+    Hashable,
+    List,
+    Mapping,
+    Optional,
+    Sequence,
+    Tuple,
+    Type,
+)
 
 from mathy_core import (
     AbsExpression,
@@ -83,6 +94,20 @@ def are_core_rules(rules: Sequence[BaseRule]) -> bool:
         elif own != settings:  # equal dicts have equal keys
             return False
     return True
+
+
+COMMUTE_INDEX = _CORE_ORDER.index(CommutativeSwapRule)
+"""The action index of commutative swap among the core rules."""
+
+
+def commute_preference(rules: Sequence[BaseRule]) -> Optional[bool]:
+    """Commutative swap's `preferred` setting when `rules` are the core rules
+    (`are_core_rules`) and it is a bool, else None: the one setting of the core
+    rules a user may change, which the native core takes as an argument."""
+    if not are_core_rules(rules):
+        return None
+    preferred = getattr(rules[COMMUTE_INDEX], "preferred", None)
+    return preferred if type(preferred) is bool else None
 
 
 EXPRESSION_TYPES: FrozenSet[type] = frozenset(
@@ -277,6 +302,8 @@ seeded random play reaches."""
 
 __all__ = (
     "APPLICABLE_NODE_TYPES",
+    "COMMUTE_INDEX",
+    "commute_preference",
     "CORE_RULE_TYPES",
     "EXPRESSION_TYPES",
     "SHAPE_KEYS",

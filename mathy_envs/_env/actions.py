@@ -7,10 +7,10 @@ import numpy.typing as npt
 from mathy_core import BaseRule, ExpressionParser, MathExpression
 
 from .._support.pristine import pristine
-from .._engine.visits import visit_counts
+from .._engine import visit_counts
 from ..limits import MAX_RULES, quote, shorten, type_name
 from .._support.lru import LRUCache
-from .._engine.masks import (
+from .._engine import (
     MASK_CACHE_SIZE,
     MaskArray,
     MaskCache,
@@ -20,14 +20,14 @@ from .._engine.masks import (
     least_visited,
     same_value_of,
 )
-from .._engine.rules import are_core_rules
-from .._engine.admission import admit
-from .._engine.parse_cache import ExpressionCache, expression_cache
-from .._engine.expressions import ParsedExpression, private_entry
-from .._engine.parsers import default_parser
-from .._engine.tree_edits import copy_tree, node_at_index
+from .._engine import are_core_rules
+from .._engine import admit
+from .._engine import ExpressionCache, expression_cache
+from .._engine import ParsedExpression, private_entry
+from .._engine import default_parser
+from .._engine import copy_tree, node_at_index
 from ..state import MathyEnvState, check_state
-from .._engine.tree_checks import check_tree
+from .._engine import check_tree
 from ..types import ActionType
 
 ActionInput = Union[int, np.integer[Any], Tuple[int, int], Sequence[int]]

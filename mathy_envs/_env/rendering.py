@@ -8,7 +8,7 @@ import numpy as np
 from mathy_core import BaseRule, ExpressionChangeRule, ExpressionParser
 
 from .._support.pristine import pristine
-from .._engine.visits import canonical_text
+from .._engine import canonical_text
 from ..limits import quote, type_name
 from .._support.settings import check_flag
 from ..state import MathyEnvState, check_state

@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from .agent import MathyAgentState, MathyEnvStateStep
 from ..limits import MAX_MOVES, MAX_RULES, quote
-from .._engine.parse_cache import parse
+from .._engine import parse
 
 FIELD_SEPARATOR = "@"
 """Separates the fields of a serialized state (so no text may hold it)."""

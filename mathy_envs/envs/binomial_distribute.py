@@ -18,7 +18,7 @@ from ..problems import (
     retry,
     term_text,
 )
-from .._engine.terms import simplified_entry
+from .._engine import simplified_entry
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import SimplifyGoalEnv

@@ -8,9 +8,9 @@ from typing import List
 import numpy as np
 from mathy_core import MathExpression, MultiplyExpression, TermEx, get_term_ex
 
-from .._engine.expressions import ParsedExpression
+from .._engine import ParsedExpression
 from ..problems import GeneratedProblem, rand_int, rand_templates, rand_term, retry
-from .._engine.terms import is_simplified
+from .._engine import is_simplified
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import SimplifyGoalEnv

@@ -9,8 +9,8 @@ from ..env import UNREAD_TREE, MathyEnv
 from .._support.lru import LRUCache
 from ..observations import MathyObservation
 from ..state import MathyEnvState
-from .._engine.terms import SimplifiedCheck, is_simplified, simplified_entry
-from .._engine.tree_edits import copy_tree, is_library_code
+from .._engine import SimplifiedCheck, is_simplified, simplified_entry
+from .._engine import copy_tree, is_library_code
 from ..time_step import TimeStep, termination
 from ..types import MathyEnvProblem, MathyEnvProblemArgs
 

@@ -7,8 +7,8 @@ import numpy as np
 from mathy_core import BaseRule
 from mathy_core.rules import ConstantsSimplifyRule, DistributiveFactorOutRule
 
-from .._engine.parse_cache import parse
-from .._engine.expressions import ParsedExpression
+from .._engine import parse
+from .._engine import ParsedExpression
 from ..problems import (
     GeneratedProblem,
     join_terms,
@@ -18,7 +18,7 @@ from ..problems import (
     rand_unlike_terms,
     retry,
 )
-from .._engine.terms import is_simplified
+from .._engine import is_simplified
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import SimplifyGoalEnv

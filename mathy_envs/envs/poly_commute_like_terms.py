@@ -16,7 +16,7 @@ from ..problems import (
     tree_check,
 )
 from ..state import MathyEnvState
-from .._engine.terms import factor_out_applies
+from .._engine import factor_out_applies
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import GoalEnv

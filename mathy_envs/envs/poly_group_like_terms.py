@@ -17,7 +17,7 @@ from ..problems import (
     tree_check,
 )
 from ..state import MathyEnvState
-from .._engine.terms import like_terms_grouped
+from .._engine import like_terms_grouped
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import GoalEnv

@@ -19,7 +19,7 @@ from mathy_core.rules import (
 
 from ..problems import GeneratedProblem, rand_int, rand_templates, rand_term, retry, shuffled
 from ..state import MathyEnvState
-from .._engine.terms import like_term_indexes, term_indexes
+from .._engine import like_term_indexes, term_indexes
 from ..types import EnvRewards, MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import GoalEnv

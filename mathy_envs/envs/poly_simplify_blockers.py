@@ -16,7 +16,7 @@ from ..problems import (
     rand_unlike_terms,
     retry,
 )
-from .._engine.terms import simplified_entry
+from .._engine import simplified_entry
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import SimplifyGoalEnv

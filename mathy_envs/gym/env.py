@@ -19,7 +19,7 @@ from gymnasium.utils import seeding
 
 from ..env import MAX_PROBLEM_ATTEMPTS, MathyEnv
 from ..limits import check_move_budget, quote, type_name
-from .._engine.masks import MaskArray
+from .._engine import MaskArray
 from ..observations import (
     ObservationKind,
     ObservationType,

@@ -31,7 +31,7 @@ state.to_observation(obs_type="sizes")
 from typing import Union
 
 from ..limits import DEFAULT_MAX_SEQ_LEN
-from .._engine.layout import MAX_TYPE_ID
+from .._engine import MAX_TYPE_ID
 from .common import (
     NODE_FEATURES,
     FloatArray,

@@ -17,9 +17,9 @@ import numpy.typing as npt
 from mathy_core import ExpressionParser
 
 from ..limits import DEFAULT_MAX_SEQ_LEN, check_max_seq_len, quote, type_name
-from .._engine.parse_cache import parse
-from .._engine.expressions import private_entry
-from .._engine.tree_edits import is_library_code
+from .._engine import parse
+from .._engine import private_entry
+from .._engine import is_library_code
 from .common import (
     MathyObservation,
     MoveMask,

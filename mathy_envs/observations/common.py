@@ -30,9 +30,9 @@ import numpy as np
 import numpy.typing as npt
 from mathy_core import ExpressionParser
 
-from .._engine.layout import NodeLayout
+from .._engine import NodeLayout
 from ..types import MAX_VISITS
-from .._engine.visits import visits_of
+from .._engine import visits_of
 
 if TYPE_CHECKING:  # gymnasium is optional: spaces import it when they are built
     from gymnasium import spaces

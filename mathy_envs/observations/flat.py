@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from .._engine.layout import NodeLayout
+from .._engine import NodeLayout
 from .common import (
     FloatArray,
     ObservationInputs,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional
 import numpy as np
 import numpy.typing as npt
 
-from .._engine.layout import NodeLayout
+from .._engine import NodeLayout
 from .common import (
     NODE_FEATURES,
     FloatArray,

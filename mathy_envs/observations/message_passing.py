@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional
 
 import numpy as np
 
-from .._engine.layout import NodeLayout
+from .._engine import NodeLayout
 from .common import (
     FloatArray,
     IntArray,

@@ -27,7 +27,7 @@ from ..limits import quote, type_name
 from ..state import MathyEnvState
 from ..time_step import is_terminal_transition
 from ..types import MAX_VISITS
-from .._engine.visits import visits_of
+from .._engine import visits_of
 from .prompts import text_moves
 from .replies import MAX_REPLY_CHARS, answer_line, normalize_notation, read_expression
 
