@@ -14,7 +14,8 @@ tasks' goal, the default reward scheme, and an expression small and simple
 enough that no move needs a value check), the step is taken in one call of the
 native core, with no Python objects made for the expression; every other step is
 `MathyEnv.get_next_state`, so a batch works with any env, rules, scheme or core,
-only more slowly.
+only more slowly. `StepBatch.native_reason` says why a batch's steps are not
+native (None when they are), and `StepBatch.native_fraction` how many were.
 
     import numpy as np
     from mathy_envs._env.actions import sample_valid_actions
@@ -30,27 +31,31 @@ only more slowly.
 """
 
 import threading
-from typing import Any, Callable, Dict, List, Optional, Tuple, TypeGuard
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
 from mathy_core import ExpressionParser
 
-from ._engine import SAFE_CONSTANT, SAFE_SIZE
+from ._engine import (
+    ExpressionCache,
+    FlatKernel,
+    canonical_text,
+    commute_preference,
+    kernel_unavailable,
+    visit_counts,
+)
+from ._env.outcome import StepOutcome, outcome_of, step_outcome
+from ._support.pristine import changed_attribute, changed_module_attribute, defined_attributes
+from ._support.settings import check_seed
 from .env import MathyEnv
 from .envs.goal import SimplifyGoalEnv
-from ._engine import MAX_TYPE_ID
 from .limits import quote, type_name
 from .observations.build import problem_hash
 from .observations.common import revisit_value
 from .observations.flat import flat_head
-from ._support.pristine import defined_attributes, is_pristine, modules_are_pristine
-from ._engine import canonical_text, visit_counts
-from .rewards import MAX_VISITS, RewardScheme, win_signal
-from ._engine import commute_preference
-from ._support.settings import check_seed
+from .rewards import Scoring, custom_scoring
 from .state import MathyEnvState, episode_time
-from .time_step import is_terminal_transition
 from .types import EnvRewards, MathyEnvProblemArgs
 
 _LIBRARY_CLASSES = (*(kind for kind in SimplifyGoalEnv.__mro__ if kind is not object),)
@@ -88,49 +93,70 @@ _STEP_METHODS = (_METHODS - _START_METHODS - {"__getstate__", "__setstate__"}) |
 the library's classes as they defined it."""
 
 
-def _native_env(env: MathyEnv) -> TypeGuard[SimplifyGoalEnv]:
-    """Whether every method the native steps reproduce is the library's own, as
-    it defined it: `SimplifyGoalEnv`'s and its bases' (`pristine`: none replaced
-    on those classes since, at any time), defined by no other class anywhere in
+def _library_code_reason(env: MathyEnv) -> Optional[str]:
+    """Why a step of `env` may run code the native steps do not reproduce (a
+    sentence), or None when every method they reproduce is the library's own,
+    as it defined it: `SimplifyGoalEnv`'s and its bases' (none replaced on
+    those classes since, at any time), defined by no other class anywhere in
     the env's class hierarchy (a subclass, or a mixin placed before or after a
     library class), none set on the instance (but those that only start
-    episodes), the reward scheme a plain, unchanged `RewardScheme`, the states
-    plain, unchanged `MathyEnvState`s, and no function or constant of the
-    library's modules replaced (`modules_are_pristine`). Asked before every
-    batch call, so a change made at any time counts."""
+    episodes), the reward scheme's scoring the library's (`custom_scoring`),
+    the states plain, unchanged `MathyEnvState`s, and no function or constant of
+    the library's modules replaced (`changed_module_attribute`). Asked before
+    every batch call, so a change made at any time counts."""
     if not isinstance(env, SimplifyGoalEnv):
-        return False
+        return (
+            f"{type(env).__name__} is not a SimplifyGoalEnv (the native core "
+            "knows the simplify tasks' goal only)"
+        )
     for kind in type(env).__mro__:
         if kind is object:
             continue
         if kind in _LIBRARY_CLASSES:
-            if not is_pristine(kind):
-                return False
+            changed = changed_attribute(kind)
+            if changed is not None:
+                return f"{kind.__name__}.{changed} was replaced after import"
         elif not vars(kind).keys().isdisjoint(_STEP_METHODS):
-            return False
-    scheme = env.reward_scheme
-    return (
-        env.__dict__.keys().isdisjoint(_METHODS)
-        and type(scheme) is RewardScheme
-        and not vars(scheme)
-        and is_pristine(RewardScheme)
-        and is_pristine(MathyEnvState)
-        and modules_are_pristine()
-    )
+            return f"{kind.__name__} overrides {min(vars(kind).keys() & _STEP_METHODS)}"
+    if not env.__dict__.keys().isdisjoint(_METHODS):
+        own = min(env.__dict__.keys() & _METHODS)
+        return f"the env has its own {own} (set on the instance)"
+    scoring = custom_scoring(env.reward_scheme)
+    if scoring is not None:
+        return scoring
+    changed = changed_attribute(MathyEnvState)
+    if changed is not None:
+        return f"MathyEnvState.{changed} was replaced after import"
+    changed = changed_module_attribute()
+    if changed is not None:
+        return f"{changed} was replaced after import"
+    return None
+
+
+_RESET = StepOutcome(0.0, False, False, False, False, False)
+"""What the arrays hold for an episode a step reset instead of stepping."""
+
+
+class _Plan(NamedTuple):
+    """How the native kernel takes the steps of one batch call: commutative
+    swap's setting, the reward scheme's scoring as data and the env's cache of
+    parsed texts (the calling thread's)."""
+
+    preferred: bool
+    scoring: Scoring
+    expressions: ExpressionCache
 
 
 class _Episode:
     """One episode of a batch: the last state made, the native steps taken since
-    (their states are made when asked for), the native parse of its expression
-    (None: ask the env's cache), its moves left, its visits per text and whether
-    it ended."""
+    (their states are made when asked for), its moves left, its visits per text
+    and whether it ended."""
 
-    __slots__ = ("made", "taken", "native", "left", "visits", "over", "first", "first_key")
+    __slots__ = ("made", "taken", "left", "visits", "over", "first", "first_key")
 
     def __init__(self, state: MathyEnvState, parser: ExpressionParser) -> None:
         self.made = state
         self.taken: List[Tuple[str, Tuple[int, int]]] = []
-        self.native: Optional[Any] = None
         self.left = state.agent.moves_remaining
         # Its texts' visits, the first in its canonical form (as moves print it).
         self.visits = visit_counts(state.agent.history, parser)
@@ -156,15 +182,16 @@ class _Episode:
         return made
 
     def __getstate__(self) -> Dict[str, Any]:
-        # The native parse is a cache (the env's parse of the text gives it
-        # again), and it does not pickle.
-        state = {name: getattr(self, name) for name in self.__slots__}
-        state["native"] = None
-        return state
+        return {name: getattr(self, name) for name in self.__slots__}
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
         for name in self.__slots__:
             setattr(self, name, state[name])
+
+    @property
+    def text(self) -> str:
+        """The episode's expression."""
+        return self.taken[-1][0] if self.taken else self.made.agent.problem
 
     @property
     def state(self) -> MathyEnvState:
@@ -211,6 +238,10 @@ class StepBatch:
 
     The arrays are reused: copy what you keep. `states` are the episodes'
     `MathyEnvState`s.
+
+    The fast path is explicit: `native_reason` is None while the batch's steps
+    go to the native kernel (a sentence saying why not otherwise), and
+    `native_fraction` is the share of the steps since the last `reset` it took.
     """
 
     def __init__(
@@ -279,6 +310,20 @@ class StepBatch:
         self._actions = rules * length
         self._lock = threading.Lock()
         self._changed = False
+        self._kernel = FlatKernel(
+            self._native_rows,
+            self._mask_rows,
+            self._valid_grids,
+            self._offered_rows,
+            self._mask_values,
+            length,
+        )
+        # The episode steps taken since the last reset (resets of finished
+        # episodes aside), and how many of them the native kernel took.
+        self._steps_taken = 0
+        self._native_steps = 0
+        # The last scoring data the native steps read, with what it was made of.
+        self._scoring: Optional[Tuple[Tuple[Any, ...], Scoring]] = None
 
     _KEPT = (
         "observations", "masks", "rewards", "terminated", "truncated", "won", "valid",
@@ -302,6 +347,7 @@ class StepBatch:
                 "episodes": self._episodes,
                 "hashes": self._hashes,
                 "rules_seen": self._rules_seen,
+                "counts": (self._steps_taken, self._native_steps),
             }
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
@@ -319,12 +365,38 @@ class StepBatch:
         self._episodes = [episode.copy() for episode in state["episodes"]]
         self._hashes = dict(state["hashes"])
         self._rules_seen = list(state["rules_seen"])
+        self._steps_taken, self._native_steps = state.get("counts", (0, 0))
 
     @property
     def states(self) -> List[MathyEnvState]:
         """Each episode's current state."""
         with self._lock:
             return [episode.state for episode in self._episodes]
+
+    @property
+    def native_fraction(self) -> float:
+        """The share of the episode steps since the last `reset` (or since the
+        batch was made, before one) that the native kernel took, from 0.0 to
+        1.0 (0.0 before any step); the others went to `get_next_state`. Resets
+        of finished episodes by `step` are not steps. Below 1.0 with
+        `native_reason` None, some expressions needed the Python path: an
+        invalid action, a value check, a number beyond the native core's safe
+        range, an expression outgrowing `max_seq_len`."""
+        with self._lock:
+            return self._native_steps / self._steps_taken if self._steps_taken else 0.0
+
+    @property
+    def native_reason(self) -> Optional[str]:
+        """None when the native kernel takes the batch's steps (every step it
+        can: see `native_fraction`), else a sentence saying why every step goes
+        to `get_next_state` now: the pure-Python core is in use, a method the
+        native steps reproduce is your code (a subclass's, a mixin's, set on
+        the env, or a library method, function or constant replaced after
+        import), the reward scheme or the states are your own, the rules are
+        not the core rules, the goal depends on the history, the env is
+        verbose. Asked again before each call, so it follows your changes."""
+        with self._lock:
+            return self._native_reason()
 
     def reset(self, seed: Optional[int] = None) -> None:
         """Start a new episode in every slot (`seed` reseeds `env` first)."""
@@ -338,8 +410,14 @@ class StepBatch:
             self.env.seed(seed)
         self._changed = True
         self._rules_seen = self._rules_now()
-        native = self._native_step_rules()
-        self._episodes = [self._start(index, native) for index in range(self.num_envs)]
+        self._steps_taken = self._native_steps = 0
+        self._episodes = []
+        plan: Optional[_Plan] = None
+        for index in range(self.num_envs):
+            state, _ = self.env.fitting_initial_state(self.params)
+            if index == 0:
+                plan = self._plan(state)
+            self._episodes.append(self._start(index, state, plan))
         self.masks[:] = self._offered
         self.rewards[:] = 0.0
         self.terminated[:] = False
@@ -402,28 +480,28 @@ class StepBatch:
                 if not episode.over and not valid:
                     # get_next_state raises its ValueError, and changes nothing.
                     self.env.get_next_state(episode.state, divmod(action, length))
-        native = self._native_step_rules()
-        rewards = [0.0] * self.num_envs
-        terminated = [False] * self.num_envs
-        truncated = [False] * self.num_envs
-        won = [False] * self.num_envs
-        valid = [False] * self.num_envs
-        oversize = [False] * self.num_envs
+        plan = self._plan(episodes[0].made)
+        # Each episode's outcome (all zero for an episode reset instead).
+        outcomes: List[StepOutcome] = [_RESET] * self.num_envs
         self._changed = True
+        native_steps = steps = 0
         for index, (episode, action) in enumerate(zip(episodes, flat)):
             if episode.over:
-                episodes[index] = self._start(index, native)
+                state, _ = self.env.fitting_initial_state(self.params)
+                episodes[index] = self._start(index, state, plan)
                 continue
-            made = None if native is None else self._native_step(episode, index, action, native)
-            if made is not None:
-                valid[index] = True  # the native core takes valid moves only
+            steps += 1
+            made = None if plan is None else self._native_step(episode, index, action, plan)
+            if made is None:
+                made = self._step(episode, index, divmod(action, length))
             else:
-                made, valid[index], oversize[index] = self._step(
-                    episode, index, divmod(action, length)
-                )
-            rewards[index], terminated[index], truncated[index], won[index] = made
-            episode.over = made[1] or made[2]
+                native_steps += 1
+            outcomes[index] = made
+            episode.over = made[1] or made[2]  # terminated or truncated
+        self._steps_taken += steps
+        self._native_steps += native_steps
         self.masks[:] = self._offered
+        rewards, terminated, truncated, valid, oversize, won = zip(*outcomes)
         self.rewards[:] = rewards
         self.terminated[:] = terminated
         self.truncated[:] = truncated
@@ -433,80 +511,72 @@ class StepBatch:
 
     # -- steps ---------------------------------------------------------------------
 
-    def _native_step_rules(self) -> Optional[Tuple[bool, List[float]]]:
-        """`(preferred_commute, reward of each rule)` when the native
-        core can take this call's steps (it reproduces the env's rules, goal and
-        scoring), else None."""
+    def _native_reason(self) -> Optional[str]:
+        """`native_reason`: the first reason of the env's, else the core's."""
+        env = self.env
+        reason = _library_code_reason(env)
+        if reason is not None or not isinstance(env, SimplifyGoalEnv):
+            return reason
+        if env.goal_depends_on_history:
+            return f"{type(env).__name__}'s goal depends on the history (goal_depends_on_history)"
+        if env.verbose:
+            return "the env is verbose (it prints every step)"
+        if commute_preference(env.rules) is None:
+            return "the env's rules are not the core rules with mathy_core's settings"
+        return kernel_unavailable()
+
+    def _plan(self, state: MathyEnvState) -> Optional[_Plan]:
+        """How the native kernel takes this call's steps (`state`, one of the
+        batch's, asks the env for its rule lists), or None when it takes none
+        (`native_reason`)."""
+        if self._native_reason() is not None:
+            return None
         env = self.env
         rules = env.rules
-        if not (
-            _native_env(env)
-            and not env.goal_depends_on_history
-            and not env.verbose
-            and commute_preference(rules) is not None
-        ):
-            return None
-        # The library's lists, whatever the state (their methods are checked to
-        # be the library's above).
-        rewarding = tuple(env.get_rewarding_actions(None))  # type: ignore[arg-type]
-        penalizing = tuple(env.get_penalizing_actions(None))  # type: ignore[arg-type]
-        rewards = [
-            EnvRewards.HELPFUL_MOVE
-            if isinstance(rule, rewarding)
-            else EnvRewards.UNHELPFUL_MOVE
-            if isinstance(rule, penalizing)
-            else EnvRewards.TIMESTEP
-            for rule in rules
-        ]
-        return bool(commute_preference(rules)), rewards
+        # The scoring data of the library's code depends on these alone (its
+        # rule lists, lose signal and MAX_VISITS are the library's constants,
+        # checked above): made again only when one changed.
+        key = (
+            tuple(type(rule) for rule in rules),
+            env.previous_state_penalty,
+            env.reward_discount,
+            tuple(vars(EnvRewards).values()),
+        )
+        if self._scoring is None or self._scoring[0] != key:
+            scoring = env.reward_scheme.scoring(env, state)
+            if scoring is None:
+                return None
+            self._scoring = (key, scoring)
+        return _Plan(bool(commute_preference(rules)), self._scoring[1], env._expressions)
 
     def _native_step(
-        self, episode: _Episode, index: int, action: int, native: Tuple[bool, List[float]]
-    ) -> Optional[Tuple[float, bool, bool, bool]]:
-        """Take the step in the native core: `(reward, terminated, truncated,
-        won)`, or None (nothing changed) where it leaves the step to
-        `get_next_state`."""
-        preferred, rule_rewards = native
+        self, episode: _Episode, index: int, action: int, plan: _Plan
+    ) -> Optional[StepOutcome]:
+        """Take the step in the native kernel, scored by the scheme's data
+        (`Scoring.verdict`), or None (nothing changed) where it leaves the step
+        to `get_next_state`."""
         if not (0 <= action < self._actions) or not self._mask_rows[index][action]:
             return None  # invalid: the env's invalid_action_response decides
         if type(episode.made) is not MathyEnvState:
             return None  # a state of the user's class: its methods decide
-        expression = episode.native
-        if expression is None:
-            expression = self.env._expressions.parse(episode.state.agent.problem).native
-            if expression is None:
-                return None
         rule, node = divmod(action, self._length)
-        row = self._rows[index]
-        made = expression.step_flat(
-            rule, node, preferred, SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID,
-            self._native_rows[index], self._mask_rows[index],
+        made = self._kernel.step(
+            index, plan.expressions, episode.text, rule, node, plan.preferred
         )
         if made is None:
             return None
-        expression, text, won = made
+        text, won = made
         episode.taken.append((text, (rule, node)))
-        episode.native = expression
         left = episode.left = episode.left - 1
         visits = episode.visit(text)
         max_moves = episode.made.max_moves
-        # RewardScheme.score, in its order (the size was checked by step_flat).
-        terminated = True
-        if won:
-            reward = win_signal(max_moves, left)
-        elif left <= 0:
-            reward = EnvRewards.LOSE
-        elif self.env.previous_state_penalty and visits > 1:
-            terminated = visits > MAX_VISITS
-            reward = EnvRewards.LOSE if terminated else EnvRewards.PREVIOUS_LOCATION * visits
-        else:
-            terminated = False
-            reward = rule_rewards[rule]
+        # The step fits (the kernel checked the size) and was valid.
+        reward, terminal = plan.scoring.verdict(won, left, max_moves, visits, rule)
         self._write_head(
-            row, episode.made.agent.problem_type, episode_time(max_moves, left), visits
+            self._rows[index], episode.made.agent.problem_type, episode_time(max_moves, left), visits
         )
         self._offer(index, episode)
-        return float(reward), terminated, left <= 0, terminated and reward > 0
+        return step_outcome(reward, terminal, left, True, False)
 
     def _write_head(
         self, row: npt.NDArray[np.float32], problem_type: str, time: float, visits: int
@@ -521,11 +591,8 @@ class StepBatch:
         if self.revisits:
             row[3] = revisit_value(visits - 1, True)
 
-    def _step(
-        self, episode: _Episode, index: int, action: Tuple[int, int]
-    ) -> Tuple[Tuple[float, bool, bool, bool], bool, bool]:
-        """`get_next_state`, and the observation `MathyGymEnv` gives:
-        `((reward, terminated, truncated, won), valid, oversize)`."""
+    def _step(self, episode: _Episode, index: int, action: Tuple[int, int]) -> StepOutcome:
+        """`get_next_state`, and the observation `MathyGymEnv` gives."""
         env = self.env
         before = episode.state
         moves = env.valid_moves_array(before)
@@ -536,7 +603,7 @@ class StepBatch:
         state, time_step, _ = env.get_next_state(before, action)
         text = state.agent.problem
         episode.visit(text)
-        episode.native = None
+        self._kernel.forget(index)
         episode.made, episode.left = state, state.agent.moves_remaining
         oversize = env.node_count(text) > env.max_seq_len
         if oversize:
@@ -546,30 +613,24 @@ class StepBatch:
         else:
             self._write(index, state)
         self._offer(index, episode)
-        terminated = is_terminal_transition(time_step)
-        reward = float(time_step.reward)
-        won = terminated and not oversize and reward > 0
-        return (reward, terminated, state.agent.moves_remaining <= 0, won), valid, oversize
+        return outcome_of(time_step, state.agent.moves_remaining, valid, oversize)
 
     # -- starts and observations --------------------------------------------------------
 
-    def _start(self, index: int, native: Optional[Tuple[bool, List[float]]]) -> _Episode:
-        """A new episode in slot `index`: its observation and mask written by the
-        native core where it answers for them (`native`, as for steps), else as
-        `MathyGymEnv` writes them."""
-        state, _ = self.env.fitting_initial_state(self.params)
+    def _start(self, index: int, state: MathyEnvState, plan: Optional[_Plan]) -> _Episode:
+        """A new episode of `state` in slot `index`: its observation and mask
+        written by the native kernel where it answers for them (`plan`, as for
+        steps), else as `MathyGymEnv` writes them."""
         episode = _Episode(state, self.env.parser)
-        if native is not None and type(state) is MathyEnvState:
-            expression = self.env._expressions.parse(state.agent.problem).native
-            row = self._rows[index]
-            if expression is not None and expression.write_flat(
-                native[0], SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID,
-                self._native_rows[index], self._mask_rows[index],
-            ) is not None:
-                self._write_head(row, state.agent.problem_type, state.time, 1)
-                episode.native = expression
-                self._offer(index, episode)
-                return episode
+        if (
+            plan is not None
+            and type(state) is MathyEnvState
+            and self._kernel.start(index, plan.expressions, state.agent.problem, plan.preferred)
+        ):
+            self._write_head(self._rows[index], state.agent.problem_type, state.time, 1)
+            self._offer(index, episode)
+            return episode
+        self._kernel.forget(index)
         self._write(index, state)
         self._offer(index, episode)
         return episode
@@ -603,14 +664,7 @@ class StepBatch:
         valid = self._mask_rows[index]
         offered = self._offered_rows[index]
         offered[:] = valid
-        expression = episode.native
-        if expression is not None and expression.offer(
-            self._valid_grids[index][:, : len(expression)],
-            episode.visits,
-            offered,
-            self._mask_values[index],
-            self._length,
-        ):
+        if self._kernel.offer(index, episode.visits):
             return
         if not valid.any():
             return  # no valid move (an oversize step shows none)

@@ -5,7 +5,8 @@ Workloads: seeded masked random play on PolySimplify, ComplexSimplify and
 BinomialDistribute at normal difficulty, building an observation (with the mask)
 every step, once per observation type, each run starting with cold caches; and
 the same play by `BATCH_ENVS` episodes stepped together (`StepBatch`, flat
-observations).
+observations), with the share of its steps the native kernel took
+(`StepBatch.native_fraction`) and, when not all, why (`StepBatch.native_reason`).
 
 The floor, for the same steps: the time mathy_core alone needs for one
 `can_apply_to` sweep of every rule over every node, one `apply_to`, one `str()` of
@@ -27,7 +28,7 @@ import time
 import sys
 import types
 from dataclasses import asdict, dataclass, field
-from typing import IO, Any, Callable, Dict, List, Optional, Set, Tuple, Type
+from typing import IO, Any, Callable, Dict, List, NamedTuple, Optional, Set, Tuple, Type
 
 import numpy as np
 import numpy.typing as npt
@@ -63,6 +64,21 @@ class WorkloadResult:
     us_per_step: float = 0.0
     floor_multiple: float = 0.0
     batched_steps_per_second: float = 0.0
+    batched_native_fraction: float = 0.0
+    """The share of the batched steps the native kernel took."""
+    batched_native_reason: Optional[str] = None
+    """Why the native kernel took none of the batched steps (None: it took
+    every one it could)."""
+
+
+class BatchedRun(NamedTuple):
+    """One run of `play_batched`."""
+
+    steps_per_second: float
+    native_fraction: float
+    """`StepBatch.native_fraction` at the end of the run."""
+    native_reason: Optional[str]
+    """`StepBatch.native_reason` at the end of the run."""
 
 
 @dataclass
@@ -126,10 +142,11 @@ def play(
     return time.perf_counter() - started, taken
 
 
-def play_batched(env_class: Type[MathyEnv], steps: int) -> float:
+def play_batched(env_class: Type[MathyEnv], steps: int) -> BatchedRun:
     """Masked random play of `BATCH_ENVS` episodes stepped together by a
     `StepBatch` (flat observations and masks written every step), for about
-    `steps` steps in all. Returns the steps per second."""
+    `steps` steps in all: the steps per second, and how many of them the
+    native kernel took."""
     env = _cold_env(env_class)
     batch = StepBatch(env, BATCH_ENVS, MathyEnvProblemArgs(MathyEnvDifficulty.normal))
     rng = np.random.default_rng(SEED)
@@ -139,7 +156,8 @@ def play_batched(env_class: Type[MathyEnv], steps: int) -> float:
     batch.reset(seed=SEED)
     for _ in range(calls):
         batch.step(sample_valid_actions(batch.masks, rng))
-    return calls * BATCH_ENVS / (time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    return BatchedRun(calls * BATCH_ENVS / seconds, batch.native_fraction, batch.native_reason)
 
 
 def floor_seconds(env: MathyEnv, taken: List[Tuple[str, ActionType]]) -> float:
@@ -322,9 +340,13 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
                 best = min(best, seconds)
             result.steps_per_second[obs_type.value] = steps / best
         play_batched(env_class, steps)  # warm-up, not measured
-        result.batched_steps_per_second = max(
-            play_batched(env_class, 4 * steps) for _ in range(repeats)
+        batched = max(
+            (play_batched(env_class, 4 * steps) for _ in range(repeats)),
+            key=lambda run: run.steps_per_second,
         )
+        result.batched_steps_per_second = batched.steps_per_second
+        result.batched_native_fraction = batched.native_fraction
+        result.batched_native_reason = batched.native_reason
         floor = min(floor_seconds(env_class(), taken) for _ in range(repeats))
         result.floor_us_per_step = floor / len(taken) * 1e6
         result.us_per_step = 1e6 / result.steps_per_second[ObservationType.FLAT.value]
@@ -353,6 +375,23 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
     )
 
 
+def native_lines(workloads: List[WorkloadResult]) -> List[str]:
+    """The lines that say how many batched steps the native kernel took per
+    workload and, where not all, why."""
+    shares = ", ".join(f"{w.env} {w.batched_native_fraction:.1%}" for w in workloads)
+    lines = [f"batched steps taken by the native kernel: {shares}"]
+    for w in workloads:
+        if w.batched_native_reason is not None:
+            lines.append(f"  {w.env}: no native steps: {w.batched_native_reason}")
+        elif w.batched_native_fraction < 1.0:
+            lines.append(
+                f"  {w.env}: the other steps' expressions needed the Python path "
+                "(a value check, a number beyond the native core's safe range, an "
+                "oversize result)"
+            )
+    return lines
+
+
 def run_bench(
     as_json: bool, out: IO[str], quick: bool = False, progress: Optional[Progress] = None
 ) -> int:
@@ -379,6 +418,8 @@ def run_bench(
         "flat observations)",
         file=out,
     )
+    for line in native_lines(result.workloads):
+        print(line, file=out)
     print(file=out)
     print(f"to_observation of a {result.observation_nodes}-node expression:", file=out)
     for name, micros in result.observation_us.items():
@@ -419,4 +460,14 @@ def run_bench(
     return 0
 
 
-__all__ = ("WORST_REPLIES", "BenchResult", "WorkloadResult", "bench", "run_bench", "worst_reply_millis")
+__all__ = (
+    "WORST_REPLIES",
+    "BatchedRun",
+    "BenchResult",
+    "WorkloadResult",
+    "bench",
+    "native_lines",
+    "play_batched",
+    "run_bench",
+    "worst_reply_millis",
+)

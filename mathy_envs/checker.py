@@ -282,7 +282,9 @@ class _Checker:
         `get_initial_state(seed=seed)` draws it again and starts it right."""
         env = self.env
         level = params.difficulty.value
-        generated = getattr(env, "generator", None) is not None
+        # The generator= argument (an env's own); a class's generator is what
+        # its problem_fn calls.
+        generated = getattr(env, "__dict__", {}).get("generator") is not None
         source = "the env's generator" if generated else "problem_fn"
         with self.rule("problem", f"{source} ({level})"):
             env.seed(seed)

@@ -12,7 +12,6 @@ import numpy as np
 from mathy_core import BaseRule, ExpressionChangeRule, MathExpression
 
 from ._support.pristine import pristine
-from ._engine import visits_of
 from ._env.actions import ActionInput, ActionSpace, sample_valid_action
 from .limits import (
     DEFAULT_MAX_SEQ_LEN,
@@ -22,26 +21,33 @@ from .limits import (
     shorten,
     type_name,
 )
-from ._support.lru import LRUCache
-from ._engine import MASK_CACHE_SIZE, MaskArray, MaskCache, MoveResults
 from .observations import MathyObservation, ObservationKind, ObservationType
-from ._engine import default_parser, parse_text
-from ._engine import DeferredChange, apply_at, apply_rule, copy_tree, is_library_code
+from ._engine import (
+    CORE_RULE_TYPES,
+    MoveCache,
+    check_equations,
+    check_value_kept,
+    fitting_nodes,
+    copy_tree,
+    core_rules,
+    default_parser,
+    in_mask,
+    is_library_code,
+    move_refusal,
+    rewrite_move,
+    visits_of,
+)
 from .rewards import PENALIZING_RULES, EnvRewards, REWARDING_RULES, RewardScheme, win_signal
-from ._engine import CORE_RULE_TYPES, are_core_rules, core_rules
 from ._env.rendering import Rendering
 from ._support.settings import check_flag, check_real, check_seed
 from .state import MathyEnvState, MathyEnvStateStep, check_state
 from .time_step import TimeStep, is_terminal_transition
 from .types import ActionType, MathyEnvProblem, MathyEnvProblemArgs, ProblemGenerator
-from ._engine import narrowed_domain, same_value_where_defined
 
 ObservationT = TypeVar("ObservationT")
 
 INVALID_ACTION_RESPONSES: Tuple[str, ...] = ("raise", "penalize", "terminal")
 InvalidActionResponse = Literal["raise", "penalize", "terminal"]
-
-_NO_RULE = BaseRule()
 
 MAX_PROBLEM_ATTEMPTS = 100
 """How many generated problems `fitting_initial_state` draws before giving up."""
@@ -90,6 +96,13 @@ class MathyEnv(ActionSpace, Rendering):
 
     reward_scheme: RewardScheme = RewardScheme()
     """How transitions are scored; see `mathy_envs.rewards`."""
+    namespace: Optional[str] = None
+    """The env's problem type (`"mathy.polynomials.simplify"`), which the default
+    `get_env_namespace()` returns: declare it on a subclass."""
+    generator: Optional[ProblemGenerator] = None
+    """Draws problems from `np_random` and the `MathyEnvProblemArgs`: declared on
+    a subclass (`generator = staticmethod(my_problem)`), the default `problem_fn`
+    calls it; given as `generator=`, it replaces `problem_fn`."""
 
     max_moves: int
     """The default move budget of an episode."""
@@ -122,65 +135,31 @@ class MathyEnv(ActionSpace, Rendering):
         reward_scheme: Optional[RewardScheme] = None,
         generator: Optional[ProblemGenerator] = None,
     ) -> None:
-        if not (
-            isinstance(invalid_action_response, str)
-            and invalid_action_response in INVALID_ACTION_RESPONSES
-        ):
-            raise ValueError(
-                f"invalid_action_response must be one of "
-                f"{', '.join(repr(r) for r in INVALID_ACTION_RESPONSES)}; "
-                f"got {quote(invalid_action_response)}"
-            )
+        response = _checked_response(invalid_action_response)
         self.max_seq_len = check_max_seq_len(max_seq_len)
         self.max_moves = check_move_budget("max_moves", max_moves)
         self.verbose = check_flag("verbose", verbose)
         self.reward_discount = check_real("reward_discount", reward_discount, 0.0, 1.0)
-        self.previous_state_penalty = check_flag(
-            "previous_state_penalty", previous_state_penalty
-        )
-        self.invalid_action_response = invalid_action_response
-        self.preferred_term_commute = check_flag(
-            "preferred_term_commute", preferred_term_commute
-        )
+        self.previous_state_penalty = check_flag("previous_state_penalty", previous_state_penalty)
+        self.invalid_action_response = response
+        self.preferred_term_commute = check_flag("preferred_term_commute", preferred_term_commute)
         """Whether commutative swap may reorder terms already in the preferred `4x`
         form."""
-        self._masks = MaskCache()
-        self._results: LRUCache[str, Tuple[MaskArray, MoveResults]] = LRUCache(MASK_CACHE_SIZE)
-        self.rules = (
-            rules if rules is not None else self.core_rules(preferred_term_commute)
-        )
+        self._moves = MoveCache()
+        self.rules = rules if rules is not None else self.core_rules(preferred_term_commute)
         """The rules an agent may apply; action `(rule_index, node_index)` uses
         `rules[rule_index]`."""
         self.parser = default_parser()
         """The expression parser the env reads problem texts with."""
         if reward_scheme is not None:
-            if not isinstance(reward_scheme, RewardScheme):
-                raise ValueError(
-                    f"reward_scheme must be a RewardScheme instance, got "
-                    f"{type_name(reward_scheme)} {quote(reward_scheme, 60)}"
-                )
-            self.reward_scheme = reward_scheme
-        if generator is not None and not callable(generator):
-            raise ValueError(
-                f"generator must be a function of (np_random, MathyEnvProblemArgs), "
-                f"got {type_name(generator)} {quote(generator, 60)}"
-            )
-        self.generator: Optional[ProblemGenerator] = generator
-        """Draws the env's problems instead of `problem_fn` when set."""
+            self.reward_scheme = _checked_scheme(reward_scheme)
+        if generator is not None:
+            self.generator = _checked_generator(generator)
         self.seed(seed)
 
     def seed(self, seed: Optional[int] = None) -> None:
         """Reseed `np_random`, the generator every problem is drawn from."""
-        if isinstance(seed, (bool, float)) or isinstance(seed, str):
-            raise ValueError(f"seed must be an int or None, got {quote(seed, 40)}")
-        check_seed("seed", seed)
-        try:
-            self.np_random = np.random.default_rng(seed)
-        except (TypeError, ValueError) as error:
-            raise ValueError(
-                f"seed must be a non-negative int or None, got {quote(seed, 40)}: "
-                f"{shorten(str(error))}"
-            ) from None
+        self.np_random = _seeded_generator(seed)
 
     @staticmethod
     def core_rules(preferred_term_commute: bool = False) -> List[BaseRule]:
@@ -188,8 +167,11 @@ class MathyEnv(ActionSpace, Rendering):
         return core_rules(preferred_term_commute)
 
     def get_env_namespace(self) -> str:
-        """A unique string identifying the environment's problem type."""
-        raise NotImplementedError("subclasses must return their env namespace")
+        """A unique string identifying the environment's problem type: the
+        class's `namespace`."""
+        if self.namespace is None:
+            raise NotImplementedError("subclasses must declare a namespace (or override this)")
+        return self.namespace
 
     def get_rewarding_actions(self, state: MathyEnvState) -> List[Type[BaseRule]]:
         """Rules whose use earns `HELPFUL_MOVE`."""
@@ -199,22 +181,18 @@ class MathyEnv(ActionSpace, Rendering):
         """Rules whose use costs `UNHELPFUL_MOVE`."""
         return list(PENALIZING_RULES)
 
-    def max_moves_fn(
-        self, problem: MathyEnvProblem, config: MathyEnvProblemArgs
-    ) -> int:
+    def max_moves_fn(self, problem: MathyEnvProblem, config: MathyEnvProblemArgs) -> int:
         """The move budget of a problem: three moves per unit of complexity."""
         return problem.complexity * 3
 
     def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        """Generate a problem. Implemented per environment so that each one can
-        produce its own data set with no required configuration."""
-        raise NotImplementedError("subclasses must generate their problems")
+        """Generate a problem: the class's `generator`, given `np_random`, its
+        problem's type the env's namespace. Each environment draws its own
+        data set with no required configuration."""
+        return _class_problem(self, params)
 
     def transition_fn(
-        self,
-        env_state: MathyEnvState,
-        expression: MathExpression,
-        features: MathyObservation,
+        self, env_state: MathyEnvState, expression: MathExpression, features: MathyObservation
     ) -> Optional[TimeStep]:
         """An env's own verdict on a state (a win, usually), or None for no opinion.
 
@@ -229,10 +207,7 @@ class MathyEnv(ActionSpace, Rendering):
     # -- episodes ---------------------------------------------------------------
 
     def get_initial_state(
-        self,
-        params: Optional[MathyEnvProblemArgs] = None,
-        print_problem: bool = True,
-        *,
+        self, params: Optional[MathyEnvProblemArgs] = None, print_problem: bool = True, *,
         seed: Optional[int] = None,
     ) -> Tuple[MathyEnvState, MathyEnvProblem]:
         """Generate a problem and its starting state.
@@ -240,14 +215,10 @@ class MathyEnv(ActionSpace, Rendering):
         `seed` reseeds `np_random` first. The problem is printed when
         `print_problem` and `verbose` are both set.
         """
-        if params is not None and not isinstance(params, MathyEnvProblemArgs):
-            raise ValueError(
-                f"params must be MathyEnvProblemArgs or None, got {type_name(params)}"
-            )
+        config = _checked_params(params)
         check_flag("print_problem", print_problem)
         if seed is not None:
             self.seed(seed)
-        config = params if params is not None else MathyEnvProblemArgs()
         problem = self.generate_problem(config)
         state = self.state_from_problem(problem, config)
         if print_problem and self.verbose:
@@ -255,25 +226,18 @@ class MathyEnv(ActionSpace, Rendering):
         return state, problem
 
     def generate_problem(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        """A problem from the env's `generator` (given `np_random` and `params`)
-        when it has one, else from `problem_fn`; a `ValueError` when what they
-        return has no text and complexity (a `MathyEnvProblem` has both)."""
-        generator = self.generator
+        """A problem from the env's own `generator` (the `generator=` argument,
+        given `np_random` and `params`) when it has one, else from `problem_fn`;
+        a `ValueError` when what they return has no text and complexity (a
+        `MathyEnvProblem` has both)."""
+        generator: Optional[ProblemGenerator] = vars(self).get("generator")
         if generator is None:
             problem = self.problem_fn(params)
             source = f"{type(self).__name__}.problem_fn"
         else:
             problem = generator(self.np_random, params)
             source = "the env's generator"
-        if not (
-            isinstance(getattr(problem, "text", None), str)
-            and hasattr(problem, "complexity")
-        ):
-            raise ValueError(
-                f"{source} must return a MathyEnvProblem (a text and a complexity), "
-                f"got {type_name(problem)} {quote(problem, 80)}"
-            )
-        return problem
+        return _checked_problem(problem, source)
 
     def fitting_initial_state(
         self, params: Optional[MathyEnvProblemArgs] = None
@@ -288,9 +252,8 @@ class MathyEnv(ActionSpace, Rendering):
             if self.node_count(problem.text) <= self.max_seq_len:
                 return self.state_from_problem(problem, config), problem
         raise ValueError(
-            f"max_seq_len={self.max_seq_len} is too small for "
-            f"{type(self).__name__}: {MAX_PROBLEM_ATTEMPTS} generated problems in a "
-            f"row did not fit"
+            f"max_seq_len={self.max_seq_len} is too small for {type(self).__name__}: "
+            f"{MAX_PROBLEM_ATTEMPTS} generated problems in a row did not fit"
         )
 
     def state_from_problem(
@@ -312,8 +275,8 @@ class MathyEnv(ActionSpace, Rendering):
         if not isinstance(text, str):
             raise ValueError(f"a problem must be a text, got {type(text).__name__} {quote(text)}")
         self.check_fits(text)
-        if not self.supports_equations and self._expressions.parse(text).has_equation:
-            raise ValueError(f"{type(self).__name__} does not support equations: {quote(text)}")
+        if not self.supports_equations:
+            check_equations(self._expressions, text, type(self))
         return MathyEnvState(
             problem=text,
             max_moves=self.max_moves if max_moves is None else max_moves,
@@ -324,14 +287,7 @@ class MathyEnv(ActionSpace, Rendering):
     def check_fits(self, text: str) -> int:
         """The node count of `text`, or a `ValueError` when it does not parse or
         has more nodes than `max_seq_len` (no observation could hold it)."""
-        nodes = self.node_count(text)
-        if nodes > self.max_seq_len:
-            raise ValueError(
-                f"problem {quote(text)} has {nodes} nodes, more than "
-                f"max_seq_len={self.max_seq_len}: pass a max_seq_len of at least "
-                f"{nodes} or a shorter problem"
-            )
-        return nodes
+        return fitting_nodes(self._expressions, text, self.max_seq_len)
 
     def get_next_state(
         self, env_state: MathyEnvState, action: ActionInput
@@ -350,7 +306,7 @@ class MathyEnv(ActionSpace, Rendering):
         2. **admit it**: the state's valid-move mask says the rule applies at
            that node and its result keeps the expression's value and stays in the
            supported limits (`mathy_envs._engine.masks`);
-        3. **rewrite**: apply the rule at the node (`mathy_envs._engine.tree_edits`);
+        3. **rewrite**: apply the rule at the node (`mathy_envs._engine.move_cache`);
         4. **next state**: the new text appended to the history
            (`MathyEnvState.get_out_state`);
         5. **score**: the env's `reward_scheme` judges the new state
@@ -359,76 +315,26 @@ class MathyEnv(ActionSpace, Rendering):
         move = self.to_action(action)
         state = check_state(env_state)
         text = state.agent.problem
-        if not self._admits(text, move):
+        if not in_mask(self._mask_of(text), move):
             return self._invalid_action(state, move)
-        rule_index, node_index = move
-        rule = self._rules[rule_index]
-        out_text = self._native_rewrite(text, move)
-        change: ExpressionChangeRule
-        if out_text is None:
-            change = apply_at(rule, self._expressions.take_node(text, node_index))
-            assert change.result is not None
-            out_text = str(change.result.get_root())
-        else:
-            # Made from a fresh parse, under the parser's lock: any thread may read it.
-            parser = self._expressions.parser
-            change = DeferredChange(
-                rule, lambda: apply_rule(parse_text(parser, text), rule, node_index, text)
-            )
+        out_text, change = rewrite_move(self._expressions, self._rules, text, move)
         out_state = state.get_out_state(out_text, move, state.agent.moves_remaining - 1)
         time_step = self.get_state_transition(out_state)
         if self.verbose:
-            self.print_state(out_state, rule.name, node_index, change, time_step.reward)
+            rule = self._rules[move[0]]
+            self.print_state(out_state, rule.name, move[1], change, time_step.reward)
         return out_state, time_step, change
-
-    def _native_rewrite(self, text: str, move: ActionType) -> Optional[str]:
-        """The text `move` gives, written by the native core when the text was
-        parsed by it and the rules are the core rules (`are_core_rules`); None
-        otherwise, or where it leaves the rewrite to mathy_core."""
-        native = self._expressions.parse(text).native
-        if native is None or not are_core_rules(self._rules):
-            return None
-        written: Optional[str] = native.apply(*move)
-        if written is not None:
-            self._expressions.forget(text)
-        return written
-
-    def _admits(self, text: str, move: ActionType) -> bool:
-        """Whether the valid-move mask of `text` holds `move`."""
-        rule_index, node_index = move
-        mask = self._mask_of(text)
-        return bool(
-            0 <= rule_index < mask.shape[0]
-            and 0 <= node_index < mask.shape[1]
-            and mask[rule_index, node_index]
-        )
 
     def _invalid_action(
         self, env_state: MathyEnvState, action: ActionType
     ) -> Tuple[MathyEnvState, TimeStep, ExpressionChangeRule]:
-        rule_index, node_index = action
         agent = env_state.agent
-        parsed = self._expressions.parse(agent.problem)
-        rules = self._rules
-        in_range = 0 <= rule_index < len(rules) and 0 <= node_index < len(parsed)
-        if not 0 <= rule_index < len(rules):
-            reason = f"rule index {rule_index} is out of range [0, {len(rules)})"
-        elif not 0 <= node_index < len(parsed):
-            reason = f"node index {node_index} is out of range [0, {len(parsed)})"
-        else:
-            reason = (
-                f"{rules[rule_index].name} can't be applied to node {node_index}"
-                " (or its result would not keep the expression's value)"
-            )
+        reason, change = move_refusal(self._expressions, self._rules, agent.problem, action)
         if self.invalid_action_response == "raise":
             raise ValueError(
                 f"invalid action {action} at step {len(agent.history) - 1} of "
                 f"expression {quote(agent.problem)}: {reason}"
             )
-        rule = rules[rule_index] if 0 <= rule_index < len(rules) else _NO_RULE
-        # A copy of the node: the parsed tree is shared and must never be handed out.
-        node = parsed.nodes[node_index].clone() if in_range else None
-        change = ExpressionChangeRule(rule, node)
         moves = agent.moves_remaining - 1 if self.invalid_action_response == "penalize" else 0
         out_state = env_state.get_out_state(agent.problem, action, moves)
         step = self.reward_scheme.score_invalid(self, out_state, self._features(out_state))
@@ -444,13 +350,10 @@ class MathyEnv(ActionSpace, Rendering):
 
     def _score(self, env_state: MathyEnvState, visits: int) -> TimeStep:
         """`get_state_transition` of a state whose text has been seen `visits`
-        times in its history (the current step included).
-
-        The expression tree goes to user code (see `_judged_by_library`) as a
-        private copy: the cached tree is read by masks and observations and
-        handed to the next step to rewrite, so user code must neither change it
-        nor keep it. The library's own methods are given `UNREAD_TREE` and read
-        the cached tree through `tree_of` when they need it."""
+        times in its history (the current step included). User code (see
+        `_judged_by_library`) is given a private copy of the cached tree, which
+        masks, observations and the next step share; the library's own methods
+        are given `UNREAD_TREE` and read the cached tree through `tree_of`."""
         features = self._features(env_state)
         scheme = self.reward_scheme
         tree: MathExpression
@@ -473,36 +376,16 @@ class MathyEnv(ActionSpace, Rendering):
         return expression
 
     def _judged_by_library(self, scheme: RewardScheme) -> bool:
-        """Whether every method that is given the expression tree when `scheme`
-        scores a state of this env is library code: the scheme's `score` and
-        `own_verdict`, the env's `transition_fn`, `tree_of` and (a `GoalEnv`)
-        `is_goal`.
-        Looked up on every call (about a microsecond), so a method set on an
-        instance or a scheme swapped in later counts too."""
-        is_goal = getattr(self, "is_goal", None)
-        return (
-            is_library_code(scheme.score)
-            and is_library_code(getattr(scheme, "own_verdict", None))
-            and is_library_code(self.transition_fn)
-            and (is_goal is None or is_library_code(is_goal))
-            and is_library_code(self.tree_of)
-        )
+        """Whether every method given the expression tree when `scheme` scores a
+        state of this env is library code (`_library_judges`)."""
+        return _library_judges(self, scheme)
 
     def _features(self, env_state: MathyEnvState) -> MathyObservation:
         """The observation a time step carries: the state's `MathyObservation`."""
-        return env_state.to_mathy_observation(
-            move_mask=self._mask_of(env_state.agent.problem), parser=self._parser
-        )
+        return env_state.to_mathy_observation(self._mask_of(env_state.agent.problem), self._parser)
 
     def is_terminal_state(self, env_state: MathyEnvState) -> bool:
-        """Whether the state ends the episode.
-
-        Arguments:
-            env_state (MathyEnvState): The state to inspect
-
-        Returns:
-            (bool): A boolean indicating if the state is terminal or not.
-        """
+        """Whether the state ends the episode (its transition is terminal)."""
         return is_terminal_transition(self.get_state_transition(env_state))
 
     def get_win_signal(self, env_state: MathyEnvState) -> float:
@@ -516,65 +399,36 @@ class MathyEnv(ActionSpace, Rendering):
 
     def finalize_state(self, state: MathyEnvState) -> None:
         """Check that the episode's last expression has the value of its first,
-        wherever the first has one.
-
-        Both are evaluated exactly (no rounding or integer wrap-around) at
-        pseudo-random points derived from the first text; raises `ValueError`
-        when they differ, or when the last has no value somewhere the first has
-        one: it asks a condition the first does not (a divisor nonzero, the
-        base of a fractional power >= 0...: `x^3 -> x^3 * x^0.5 * x^0.5 / x`,
-        equal where both have a value, has none at 0), as
-        `mathy_envs._engine.values.narrowed_domain` tells.
-        """
+        wherever the first has one: both are evaluated exactly at pseudo-random
+        points derived from the first text. A `ValueError` when they differ, or
+        when the last asks a condition the first does not (a divisor nonzero,
+        the base of a fractional power >= 0...: `x^3 -> x^3 * x^0.5 * x^0.5 / x`
+        has no value at 0), as `mathy_envs._engine.values.narrowed_domain` tells."""
         history = check_state(state).agent.history
         first_text = history[0].raw if history else state.agent.problem
-        last_text = state.agent.problem
-        first = self._expressions.parse(first_text).tree
-        last = self._expressions.parse(last_text).tree
-        same, roots = same_value_where_defined(first, last, first_text)
-        if not same:
-            raise ValueError(
-                f"expression value changed: {quote(first_text)} is not equal to "
-                f"{quote(last_text)}"
-            )
-        narrowed = narrowed_domain(first, last, first_text, roots)
-        if narrowed is not None:
-            raise ValueError(
-                f"expression domain narrowed: {quote(last_text, 60)} has no value "
-                f"where {quote(first_text, 60)} has one ({narrowed})"
-            )
+        check_value_kept(self._expressions, first_text, state.agent.problem)
 
     # -- observations -----------------------------------------------------------
 
     @overload
     def state_to_observation(
-        self,
-        state: MathyEnvState,
-        max_seq_len: Optional[int] = ...,
-        obs_type: None = ...,
+        self, state: MathyEnvState, max_seq_len: Optional[int] = ..., obs_type: None = ...
     ) -> MathyObservation: ...
 
     @overload
     def state_to_observation(
-        self,
-        state: MathyEnvState,
-        max_seq_len: Optional[int] = ...,
-        *,
+        self, state: MathyEnvState, max_seq_len: Optional[int] = ..., *,
         obs_type: ObservationKind[ObservationT],
     ) -> ObservationT: ...
 
     @overload
     def state_to_observation(
-        self,
-        state: MathyEnvState,
-        max_seq_len: Optional[int] = ...,
+        self, state: MathyEnvState, max_seq_len: Optional[int] = ...,
         obs_type: Optional[Union[ObservationType, str]] = ...,
     ) -> Any: ...
 
     def state_to_observation(
-        self,
-        state: MathyEnvState,
-        max_seq_len: Optional[int] = None,
+        self, state: MathyEnvState, max_seq_len: Optional[int] = None,
         obs_type: Optional[Union[ObservationKind[Any], ObservationType, str]] = None,
     ) -> Any:
         """A state's observation with its valid-move mask.
@@ -587,14 +441,10 @@ class MathyEnv(ActionSpace, Rendering):
         """
         mask = self.valid_moves_array(state)
         if obs_type is None:
-            return state.to_mathy_observation(
-                move_mask=mask, parser=self._parser, max_seq_len=max_seq_len
-            )
+            return state.to_mathy_observation(mask, self._parser, max_seq_len)
+        seq_len = self.max_seq_len if max_seq_len is None else max_seq_len
         return state.to_observation(
-            move_mask=mask,
-            parser=self._parser,
-            max_seq_len=self.max_seq_len if max_seq_len is None else max_seq_len,
-            obs_type=obs_type,
+            move_mask=mask, parser=self._parser, max_seq_len=seq_len, obs_type=obs_type
         )
 
     def to_hash_key(self, env_state: MathyEnvState) -> str:
@@ -603,23 +453,132 @@ class MathyEnv(ActionSpace, Rendering):
 
     def get_rule_from_timestep(self, time_step: MathyEnvStateStep) -> BaseRule:
         """The rule a history step applied."""
-        action = getattr(time_step, "action", None) if isinstance(time_step, tuple) else None
-        if not (
-            isinstance(action, tuple)
-            and len(action) == 2
-            and isinstance(action[0], (int, np.integer))
-            and not isinstance(action[0], (bool, np.bool_))
-        ):
-            raise ValueError(
-                "time_step must be a history step (MathyEnvStateStep) of a state, got "
-                f"{quote(time_step, 80)}"
-            )
-        rule_index = int(action[0])
+        rule_index = _rule_index_of(time_step)
         if not 0 <= rule_index < len(self._rules):
-            raise ValueError(
-                f"history step {quote(time_step)} has no rule (index {rule_index})"
-            )
+            raise ValueError(f"history step {quote(time_step)} has no rule (index {rule_index})")
         return self._rules[rule_index]
+
+
+# -- the details the class above reads without ------------------------------------
+
+
+def _checked_response(response: object) -> InvalidActionResponse:
+    """`invalid_action_response`, or a `ValueError` unless it is one of
+    `INVALID_ACTION_RESPONSES`."""
+    if not (isinstance(response, str) and response in INVALID_ACTION_RESPONSES):
+        raise ValueError(
+            f"invalid_action_response must be one of "
+            f"{', '.join(repr(r) for r in INVALID_ACTION_RESPONSES)}; "
+            f"got {quote(response)}"
+        )
+    return response  # type: ignore[return-value]
+
+
+def _class_problem(env: MathyEnv, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+    """The default `problem_fn`: a problem of the class's `generator` (read from
+    the class: a plain function is not bound to the env), given `np_random`,
+    with the env's namespace as its type; `NotImplementedError` when the class
+    declares no generator."""
+    generator = type(env).generator
+    if generator is None:
+        raise NotImplementedError("subclasses must declare a generator (or override problem_fn)")
+    problem = generator(env.np_random, params)
+    namespace = env.get_env_namespace()
+    if isinstance(problem, MathyEnvProblem) and problem.type != namespace:
+        problem = problem._replace(type=namespace)
+    return problem
+
+
+def _checked_params(params: object) -> MathyEnvProblemArgs:
+    """`get_initial_state`'s `params` (default `MathyEnvProblemArgs()` for
+    None), or a `ValueError`."""
+    if params is None:
+        return MathyEnvProblemArgs()
+    if not isinstance(params, MathyEnvProblemArgs):
+        raise ValueError(f"params must be MathyEnvProblemArgs or None, got {type_name(params)}")
+    return params
+
+
+def _checked_scheme(scheme: object) -> RewardScheme:
+    """`reward_scheme`, or a `ValueError` unless it is a `RewardScheme`."""
+    if not isinstance(scheme, RewardScheme):
+        raise ValueError(
+            f"reward_scheme must be a RewardScheme instance, got "
+            f"{type_name(scheme)} {quote(scheme, 60)}"
+        )
+    return scheme
+
+
+def _seeded_generator(seed: object) -> np.random.Generator:
+    """`np.random.default_rng(seed)`, or a `ValueError` unless `seed` is a
+    non-negative int or None."""
+    if isinstance(seed, (bool, float)) or isinstance(seed, str):
+        raise ValueError(f"seed must be an int or None, got {quote(seed, 40)}")
+    check_seed("seed", seed)
+    try:
+        return np.random.default_rng(seed)  # type: ignore[arg-type]
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"seed must be a non-negative int or None, got {quote(seed, 40)}: "
+            f"{shorten(str(error))}"
+        ) from None
+
+
+def _checked_problem(problem: object, source: str) -> MathyEnvProblem:
+    """A generated `problem`, or a `ValueError` (naming its `source`) when it
+    has no text and complexity (a `MathyEnvProblem` has both)."""
+    if not (
+        isinstance(getattr(problem, "text", None), str) and hasattr(problem, "complexity")
+    ):
+        raise ValueError(
+            f"{source} must return a MathyEnvProblem (a text and a complexity), "
+            f"got {type_name(problem)} {quote(problem, 80)}"
+        )
+    return problem  # type: ignore[return-value]
+
+
+def _rule_index_of(time_step: object) -> int:
+    """The rule index of a history step's action, or a `ValueError` when
+    `time_step` is no history step."""
+    action = getattr(time_step, "action", None) if isinstance(time_step, tuple) else None
+    if not (
+        isinstance(action, tuple)
+        and len(action) == 2
+        and isinstance(action[0], (int, np.integer))
+        and not isinstance(action[0], (bool, np.bool_))
+    ):
+        raise ValueError(
+            "time_step must be a history step (MathyEnvStateStep) of a state, got "
+            f"{quote(time_step, 80)}"
+        )
+    return int(action[0])
+
+
+def _library_judges(env: MathyEnv, scheme: RewardScheme) -> bool:
+    """Whether every method that is given the expression tree when `scheme`
+    scores a state of `env` is library code: the scheme's `score` and
+    `own_verdict`, the env's `transition_fn`, `tree_of` and (a `GoalEnv`)
+    `is_goal`. Looked up on every call (about a microsecond), so a method set
+    on an instance or a scheme swapped in later counts too."""
+    is_goal = getattr(env, "is_goal", None)
+    return (
+        is_library_code(scheme.score)
+        and is_library_code(getattr(scheme, "own_verdict", None))
+        and is_library_code(env.transition_fn)
+        and (is_goal is None or is_library_code(is_goal))
+        and is_library_code(env.tree_of)
+    )
+
+
+def _checked_generator(generator: object) -> ProblemGenerator:
+    """`generator` (the `generator=` argument), or a `ValueError` unless it is
+    callable."""
+    if not callable(generator):
+        raise ValueError(
+            f"generator must be a function of (np_random, MathyEnvProblemArgs), "
+            f"got {type_name(generator)} {quote(generator, 60)}"
+        )
+    return generator
 
 
 __all__ = (

@@ -1,8 +1,10 @@
 """The supported range of problem texts, and the one check every text passes.
 
 Every text the library reads (a problem, a state's expression, the result of a
-step) is admitted by `admit_tree` and the checks before it: a text outside these
-limits raises a `ValueError` naming the limit, before any expensive work.
+step) passes `check_text` (its length and nesting, before it is parsed) and then
+`mathy_envs._engine.admission.admit` (its parse: node count, depth, constants):
+a text outside these limits raises a `ValueError` naming the limit, before any
+expensive work.
 
 | limit | value | why |
 |---|---|---|

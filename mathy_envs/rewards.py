@@ -19,13 +19,20 @@ An invalid action (with `invalid_action_response="penalize"`) uses a move and
 costs `INVALID_MOVE`, or loses when it used the last move; with `"terminal"` it
 loses at once.
 
+The order is written once, in `SCORING_ORDER`: `RewardScheme.score` asks its
+check methods in that order, and `RewardScheme.scoring` gives the same verdicts
+as data (`Scoring`: each rule's reward, the revisit penalty and limit, the win
+and lose rewards), which the batch's native steps read instead of asking the
+methods (`Scoring.verdict`, again in `SCORING_ORDER`).
+
 To play an env under other rules, subclass `RewardScheme` and set the env's
 `reward_scheme` (a class attribute, or an instance attribute after construction).
 The expression tree a scheme of your own is given is a private copy: it may keep
 or change it without changing any later answer of the env.
 """
 
-from typing import List, Optional, Protocol, Sequence, Tuple, Type
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Type
 
 from mathy_core import BaseRule, MathExpression
 from mathy_core.rules import (
@@ -37,7 +44,7 @@ from mathy_core.rules import (
     VariableMultiplyRule,
 )
 
-from ._support.pristine import pristine
+from ._support.pristine import changed_attribute, pristine
 from .limits import quote
 from .observations import MathyObservation
 from .state import MathyEnvState
@@ -95,6 +102,140 @@ def win_signal(max_moves: int, moves_remaining: int) -> float:
     return min(2.0, EnvRewards.WIN + bonus)
 
 
+SCORING_ORDER: Tuple[str, ...] = (
+    "oversize",
+    "own_verdict",
+    "out_of_moves",
+    "revisit",
+    "rule_used",
+)
+"""The checks of a step, in the order `RewardScheme.score` asks them (the names
+of its methods): the first that gives a verdict decides; with none, the step
+costs `TIMESTEP`. `Scoring.verdict` follows the same order."""
+
+
+_Verdict = Tuple[float, bool]
+"""`(reward, terminal)`."""
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """A `RewardScheme`'s scoring of one env's steps as data
+    (`RewardScheme.scoring`): what each check of `SCORING_ORDER` gives, so that
+    a step can be scored from a few facts without the scheme's methods."""
+
+    rule_rewards: Tuple[float, ...]
+    """The reward of a move by each of the env's rules, in action order:
+    `HELPFUL_MOVE` for its rewarding rules, `UNHELPFUL_MOVE` for its
+    penalizing ones, `TIMESTEP` for the others (`rule_used`)."""
+    penalize_revisits: bool
+    """Whether revisits are penalized (the env's `previous_state_penalty`)."""
+    revisit_penalty: float
+    """The reward of a revisit, per visit (`PREVIOUS_LOCATION`)."""
+    max_visits: int
+    """The visits of one expression allowed; one more loses (`MAX_VISITS`)."""
+    lose: float
+    """The reward of a loss (the env's `get_lose_signal`): oversize, out of
+    moves, too many visits."""
+    timestep: float
+    """The reward of a step no check judged (`TIMESTEP`)."""
+    discount: float
+    """The discount of a step that does not end the episode."""
+    win: Callable[[int, int], float] = win_signal
+    """The reward of a win, from the episode's move budget and the moves left
+    (`win_signal`, the built-in goal envs' `get_win_signal`)."""
+    order: Tuple[str, ...] = SCORING_ORDER
+    """The order of the checks."""
+    _checks: Tuple["_DataCheck", ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        unknown = [name for name in self.order if name not in _VERDICTS]
+        if unknown:
+            raise ValueError(
+                f"order must name checks of {list(_VERDICTS)}, got {quote(unknown, 120)}"
+            )
+        # The checks in order, looked up once.
+        object.__setattr__(self, "_checks", tuple(_VERDICTS[name] for name in self.order))
+
+    def verdict(
+        self, won: bool, moves_left: int, max_moves: int, visits: int, rule: int, oversize: bool = False
+    ) -> _Verdict:
+        """`(reward, terminal)` of a valid step, as `RewardScheme.score` gives
+        it: the step applied rule `rule`, the env's own verdict was a win (`won`)
+        or none, `moves_left` of `max_moves` moves are left, the new expression
+        was seen `visits` times (this step's visit included) and, with
+        `oversize`, has more nodes than `max_seq_len`."""
+        for check in self._checks:
+            answer = check(self, won, moves_left, max_moves, visits, rule, oversize)
+            if answer is not None:
+                return answer
+        return self.timestep, False
+
+
+def _oversize(
+    scoring: Scoring, won: bool, left: int, max_moves: int, visits: int, rule: int, oversize: bool
+) -> Optional[_Verdict]:
+    return (scoring.lose, True) if oversize else None
+
+
+def _own_verdict(
+    scoring: Scoring, won: bool, left: int, max_moves: int, visits: int, rule: int, oversize: bool
+) -> Optional[_Verdict]:
+    return (scoring.win(max_moves, left), True) if won else None
+
+
+def _out_of_moves(
+    scoring: Scoring, won: bool, left: int, max_moves: int, visits: int, rule: int, oversize: bool
+) -> Optional[_Verdict]:
+    return (scoring.lose, True) if left <= 0 else None
+
+
+def _revisit(
+    scoring: Scoring, won: bool, left: int, max_moves: int, visits: int, rule: int, oversize: bool
+) -> Optional[_Verdict]:
+    if not scoring.penalize_revisits or visits <= 1:
+        return None
+    if visits > scoring.max_visits:
+        return scoring.lose, True
+    return scoring.revisit_penalty * visits, False
+
+
+def _rule_used(
+    scoring: Scoring, won: bool, left: int, max_moves: int, visits: int, rule: int, oversize: bool
+) -> Optional[_Verdict]:
+    rewards = scoring.rule_rewards
+    return (rewards[rule], False) if 0 <= rule < len(rewards) else None
+
+
+_DataCheck = Callable[[Scoring, bool, int, int, int, int, bool], Optional[_Verdict]]
+"""A check of `SCORING_ORDER` as `Scoring.verdict` asks it."""
+
+_VERDICTS: Dict[str, _DataCheck] = {
+    "oversize": _oversize,
+    "own_verdict": _own_verdict,
+    "out_of_moves": _out_of_moves,
+    "revisit": _revisit,
+    "rule_used": _rule_used,
+}
+"""Each check of `SCORING_ORDER` as `Scoring.verdict` asks it: from the data."""
+
+
+def custom_scoring(scheme: "RewardScheme") -> Optional[str]:
+    """Why `scheme.scoring` has no data for `scheme` (a sentence), or None
+    when its scoring is the library's: a plain `RewardScheme` with nothing set
+    on the instance, the class as the library defined it."""
+    kind = type(scheme)
+    if kind is not RewardScheme:
+        return f"the reward scheme is a {kind.__name__}, not the library's RewardScheme"
+    own = vars(scheme)
+    if own:
+        return f"the reward scheme has its own {min(own)} (set on the instance)"
+    changed = changed_attribute(RewardScheme)
+    if changed is not None:
+        return f"RewardScheme.{changed} was replaced after import"
+    return None
+
+
 @pristine
 class RewardScheme:
     """How an env scores its transitions, one method per check (see the module
@@ -109,7 +250,9 @@ class RewardScheme:
         features: MathyObservation,
     ) -> TimeStep:
         """The time step of reaching `state`, whose expression `expression` has
-        been seen `visits` times in its history (the current step included).
+        been seen `visits` times in its history (the current step included):
+        the verdict of the first of the checks of `SCORING_ORDER` that gives
+        one, else the cost of a move (`TIMESTEP`).
 
         When this scheme's `score` or `own_verdict`, or the env's `transition_fn`,
         `is_goal` or `tree_of`, is your own code (defined outside mathy_envs),
@@ -117,18 +260,40 @@ class RewardScheme:
         nothing else sees it. When all of them are library code, it is
         `mathy_envs.env.UNREAD_TREE`, and the library's methods read the state's
         tree through `MathyEnv.tree_of` when they need it."""
-        step = self.oversize(env, state, features)
-        if step is None:
-            step = self.own_verdict(env, state, expression, features)
-        if step is None:
-            step = self.out_of_moves(env, state, features)
-        if step is None:
-            step = self.revisit(env, state, visits, features)
-        if step is None:
-            step = self.rule_used(env, state, features)
-        if step is None:
-            step = transition(features, EnvRewards.TIMESTEP, env.reward_discount)
-        return step
+        for name in SCORING_ORDER:
+            step = _CHECKS[name](self, env, state, expression, visits, features)
+            if step is not None:
+                return step
+        return transition(features, EnvRewards.TIMESTEP, env.reward_discount)
+
+    def scoring(self, env: ScoredEnv, state: MathyEnvState) -> Optional[Scoring]:
+        """This scheme's scoring of `env`'s steps in `state`'s episode as data
+        (`Scoring`; `Scoring.verdict` gives what `score` gives), with the env's
+        rewarding and penalizing rules and lose signal as it gives them for
+        `state`; None when the scheme's scoring is not the library's
+        (`custom_scoring` says why), which the data would not describe. Its
+        `win` is the built-in goal envs' win reward: an env whose own verdict
+        (`transition_fn`) or `get_win_signal` is another is not described."""
+        if custom_scoring(self) is not None:
+            return None
+        rewarding = tuple(env.get_rewarding_actions(state))
+        penalizing = tuple(env.get_penalizing_actions(state))
+        return Scoring(
+            rule_rewards=tuple(
+                EnvRewards.HELPFUL_MOVE
+                if isinstance(rule, rewarding)
+                else EnvRewards.UNHELPFUL_MOVE
+                if isinstance(rule, penalizing)
+                else EnvRewards.TIMESTEP
+                for rule in env.rules
+            ),
+            penalize_revisits=bool(env.previous_state_penalty),
+            revisit_penalty=EnvRewards.PREVIOUS_LOCATION,
+            max_visits=MAX_VISITS,
+            lose=float(env.get_lose_signal(state)),
+            timestep=EnvRewards.TIMESTEP,
+            discount=float(env.reward_discount),
+        )
 
     def score_invalid(
         self, env: ScoredEnv, state: MathyEnvState, features: MathyObservation
@@ -199,6 +364,33 @@ class RewardScheme:
         return None
 
 
+_CHECKS: Dict[
+    str,
+    Callable[
+        [RewardScheme, ScoredEnv, MathyEnvState, MathExpression, int, MathyObservation],
+        Optional[TimeStep],
+    ],
+] = {
+    "oversize": lambda scheme, env, state, expression, visits, features: scheme.oversize(
+        env, state, features
+    ),
+    "own_verdict": lambda scheme, env, state, expression, visits, features: scheme.own_verdict(
+        env, state, expression, features
+    ),
+    "out_of_moves": lambda scheme, env, state, expression, visits, features: (
+        scheme.out_of_moves(env, state, features)
+    ),
+    "revisit": lambda scheme, env, state, expression, visits, features: scheme.revisit(
+        env, state, visits, features
+    ),
+    "rule_used": lambda scheme, env, state, expression, visits, features: scheme.rule_used(
+        env, state, features
+    ),
+}
+"""Each check of `SCORING_ORDER` as `RewardScheme.score` asks it: the scheme's
+method of that name, with the arguments it takes."""
+
+
 __all__ = (
     "EnvRewards",
     "ScoredEnv",
@@ -206,5 +398,8 @@ __all__ = (
     "PENALIZING_RULES",
     "REWARDING_RULES",
     "RewardScheme",
+    "SCORING_ORDER",
+    "Scoring",
+    "custom_scoring",
     "win_signal",
 )

@@ -8,7 +8,8 @@ field per history step (`raw,rule,node`), all joined by `FIELD_SEPARATOR`:
 `to_np` gives the same text as uint8 codes, right padded with spaces. The
 `MathyEnvState` methods of the same names (`state.to_string()`,
 `MathyEnvState.from_string(text)`, ...) do the same; these functions never call
-them, so a subclass's method may call the function.
+them, so a subclass's method may call the function. Both are the public face of
+one implementation (`mathy_envs._env.state_text`).
 """
 
 from typing import Any, Optional, Type
@@ -16,14 +17,16 @@ from typing import Any, Optional, Type
 import numpy as np
 import numpy.typing as npt
 
-from .state import (
-    MathyEnvState,
-    check_state,
-    state_from_text,
+from .state import MathyEnvState, check_state
+from ._env.state_text import (
+    FIELD_SEPARATOR,
+    HEADER_FIELDS,
+    STEP_SEPARATOR,
+    deserialize_state,
+    serialize_state,
+    state_from_codes,
     state_to_codes,
-    state_to_text,
 )
-from ._env.state_text import FIELD_SEPARATOR, HEADER_FIELDS, STEP_SEPARATOR, codes_text
 
 
 def to_string(state: MathyEnvState) -> str:
@@ -31,7 +34,7 @@ def to_string(state: MathyEnvState) -> str:
 
     Raises `ValueError` when a text of the state holds the field separator.
     """
-    return state_to_text(check_state(state))
+    return serialize_state(check_state(state))
 
 
 def from_string(text: str, cls: Type[MathyEnvState] = MathyEnvState) -> MathyEnvState:
@@ -39,7 +42,7 @@ def from_string(text: str, cls: Type[MathyEnvState] = MathyEnvState) -> MathyEnv
 
     Raises `ValueError` naming the field that is malformed.
     """
-    return state_from_text(cls, text)
+    return deserialize_state(cls, text)
 
 
 def to_np(state: MathyEnvState, pad_to: Optional[int] = None) -> npt.NDArray[np.uint8]:
@@ -52,7 +55,7 @@ def from_np(
 ) -> MathyEnvState:
     """Rebuild a state (an instance of `cls`) from `to_np` output (padding
     included)."""
-    return state_from_text(cls, codes_text(input_bytes))
+    return state_from_codes(cls, input_bytes)
 
 
 __all__ = (

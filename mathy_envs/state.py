@@ -2,7 +2,8 @@
 
 A `MathyEnvState` is data: the agent's problem, history and moves left
 (`mathy_envs._env.agent`) and the episode's constants. Its observation methods hand
-it to `mathy_envs.observations` and its text form is `mathy_envs._env.state_text`.
+it to `mathy_envs.observations` and its text form is `mathy_envs._env.state_text`
+(the one implementation of state serialization).
 
 Every method that "changes" a state returns a new one; nothing a state holds is
 ever mutated after it is built.
@@ -41,7 +42,7 @@ from .observations import (  # noqa: F401
     to_observation_type,
 )
 from ._engine import parse
-from ._env.state_text import check_pad, codes_text, read_state, state_codes, write_state
+from ._env.state_text import deserialize_state, serialize_state, state_from_codes, state_to_codes
 from .types import ActionType
 
 ObservationT = TypeVar("ObservationT")
@@ -263,7 +264,7 @@ class MathyEnvState:
 
         Raises `ValueError` when a text of the state holds the field separator.
         """
-        return state_to_text(self)
+        return serialize_state(self)
 
     @classmethod
     def from_string(cls: "type[StateT]", text: str) -> StateT:
@@ -271,7 +272,7 @@ class MathyEnvState:
 
         Raises `ValueError` naming the field that is malformed.
         """
-        return state_from_text(cls, text)
+        return deserialize_state(cls, text)
 
     def to_np(self, pad_to: Optional[int] = None) -> npt.NDArray[np.uint8]:
         """`to_string()` as uint8 codes, right padded with spaces to `pad_to`."""
@@ -281,30 +282,7 @@ class MathyEnvState:
     def from_np(cls: "type[StateT]", input_bytes: npt.NDArray[Any]) -> StateT:
         """Rebuild a state (an instance of this class) from `to_np` output
         (padding included)."""
-        return state_from_text(cls, codes_text(input_bytes))
-
-
-def state_to_text(state: MathyEnvState) -> str:
-    """The `@`-separated text of `state` (what `MathyEnvState.to_string` gives,
-    whatever a subclass overrides)."""
-    return write_state(state.max_moves, state.num_rules, state.agent)
-
-
-def state_to_codes(state: MathyEnvState, pad_to: Optional[int] = None) -> npt.NDArray[np.uint8]:
-    """`state_to_text(state)` as uint8 codes, right padded with spaces to `pad_to`."""
-    pad = check_pad(pad_to)
-    return state_codes(state_to_text(state), pad)
-
-
-def state_from_text(cls: "type[StateT]", text: str) -> StateT:
-    """A state of class `cls` rebuilt from `state_to_text` output; a `ValueError`
-    naming the field that is malformed."""
-    fields = read_state(text)
-    state = cls.__new__(cls)
-    state.max_moves = fields.max_moves
-    state.num_rules = fields.num_rules
-    state.agent = fields.agent
-    return state
+        return state_from_codes(cls, input_bytes)
 
 
 __all__ = (

@@ -505,7 +505,7 @@ bool Tree::apply(int rule, int node, std::string& text, int* top_out) {
     const int parent = nodes[node].parent;
     const bool right_side = parent != NO_NODE && nodes[parent].left != node;
     // save_parent's get_side raises when the parent does not hold the node.
-    const bool saves_parent = rule != 1 && rule != 4;
+    const bool saves_parent = rule != COMMUTATIVE_SWAP && rule != ASSOCIATIVE_SWAP;
     if (saves_parent && parent != NO_NODE && nodes[parent].left != node &&
         nodes[parent].right != node)
         return false;
@@ -513,13 +513,19 @@ bool Tree::apply(int rule, int node, std::string& text, int* top_out) {
     bool done = false;
     bool in_place = false;
     switch (rule) {
-        case 0: done = apply_constants_simplify(node, result); break;
-        case 1: done = apply_commutative_swap(node, result); in_place = true; break;
-        case 2: done = apply_distributive_multiply(node, result); break;
-        case 3: done = apply_factor_out(node, result); break;
-        case 4: done = apply_associative_swap(node, result); in_place = true; break;
-        case 5: done = apply_variable_multiply(node, result); break;
-        case 6: done = apply_restate_subtraction(node, result); break;
+        case CONSTANTS_SIMPLIFY: done = apply_constants_simplify(node, result); break;
+        case COMMUTATIVE_SWAP:
+            done = apply_commutative_swap(node, result);
+            in_place = true;
+            break;
+        case DISTRIBUTIVE_MULTIPLY: done = apply_distributive_multiply(node, result); break;
+        case DISTRIBUTIVE_FACTOR_OUT: done = apply_factor_out(node, result); break;
+        case ASSOCIATIVE_SWAP:
+            done = apply_associative_swap(node, result);
+            in_place = true;
+            break;
+        case VARIABLE_MULTIPLY: done = apply_variable_multiply(node, result); break;
+        case RESTATE_SUBTRACTION: done = apply_restate_subtraction(node, result); break;
         default: return false;
     }
     if (!done) return false;

@@ -37,6 +37,30 @@ enum Kind : uint8_t {
 // mathy_core's `MathTypeKeys` for each kind (variables: 27 + letter, see type_id).
 constexpr int TYPE_IDS[] = {10, 26, 3, 4, 5, 6, 7, 2, 1, 8, 11};
 
+// The core rules this core implements, in action order: each is the index of
+// its rule in mathy_envs._engine.rules' table (`CORE_RULE_TABLE`), and
+// `CORE_RULE_NAMES` names mathy_core's class of each. The bindings expose the
+// names (`mathy_envs._native.CORE_RULE_NAMES`), and the library refuses a
+// compiled core whose names differ from its table.
+enum CoreRule : int {
+    CONSTANTS_SIMPLIFY,
+    COMMUTATIVE_SWAP,
+    DISTRIBUTIVE_MULTIPLY,
+    DISTRIBUTIVE_FACTOR_OUT,
+    ASSOCIATIVE_SWAP,
+    VARIABLE_MULTIPLY,
+    RESTATE_SUBTRACTION,
+    CORE_RULE_COUNT,
+};
+
+constexpr const char* CORE_RULE_NAMES[] = {
+    "ConstantsSimplifyRule",    "CommutativeSwapRule", "DistributiveMultiplyRule",
+    "DistributiveFactorOutRule", "AssociativeSwapRule", "VariableMultiplyRule",
+    "RestateSubtractionRule",
+};
+static_assert(sizeof(CORE_RULE_NAMES) / sizeof(CORE_RULE_NAMES[0]) == CORE_RULE_COUNT,
+              "one name per core rule");
+
 constexpr int NO_NODE = -1;
 constexpr int MAX_NODES = 4096;
 constexpr int MAX_PRINT_DEPTH = 200;  // levels of a rewritten tree this core prints
@@ -120,9 +144,7 @@ class Tree {
     };
     Walk walk() const;
 
-    // `can_apply_to` of the seven core rules, in action order (0 constants simplify,
-    // 1 commutative swap, 2 distributive multiply, 3 distributive factor out,
-    // 4 associative swap, 5 variable multiply, 6 restate subtraction), at `node`.
+    // `can_apply_to` of core rule `rule` (a `CoreRule`, action order) at `node`.
     bool can_apply(int rule, int node, bool preferred_commute) const;
 
     // The printed text of the whole expression after mathy_core's `apply_to` of

@@ -242,13 +242,13 @@ bool Tree::restate_subtraction(int index) const {
 
 bool Tree::can_apply(int rule, int node, bool preferred_commute) const {
     switch (rule) {
-        case 0: return constants_simplify(node);
-        case 1: return commutative_swap(node, preferred_commute);
-        case 2: return distributive_multiply(node);
-        case 3: return factor_out(node);
-        case 4: return associative_swap(node);
-        case 5: return variable_multiply(node);
-        case 6: return restate_subtraction(node);
+        case CONSTANTS_SIMPLIFY: return constants_simplify(node);
+        case COMMUTATIVE_SWAP: return commutative_swap(node, preferred_commute);
+        case DISTRIBUTIVE_MULTIPLY: return distributive_multiply(node);
+        case DISTRIBUTIVE_FACTOR_OUT: return factor_out(node);
+        case ASSOCIATIVE_SWAP: return associative_swap(node);
+        case VARIABLE_MULTIPLY: return variable_multiply(node);
+        case RESTATE_SUBTRACTION: return restate_subtraction(node);
         default: return false;
     }
 }

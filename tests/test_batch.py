@@ -22,6 +22,7 @@ from mathy_envs import MathyEnv, MathyEnvState
 from mathy_envs.batch import StepBatch
 from mathy_envs._env.actions import sample_valid_actions
 from mathy_envs.envs import ENV_TASKS, PolySimplify
+from mathy_envs._engine import kernel_unavailable, native_built
 from mathy_envs._engine.native import CORE
 from mathy_envs.observations.flat import flat_head
 from mathy_envs.rewards import RewardScheme
@@ -285,8 +286,9 @@ def test_a_users_env_method_turns_the_native_steps_off() -> None:
 
     batch = StepBatch(Scored(), 2)
     batch.reset(seed=0)
-    assert batch._native_step_rules() is None
-    assert StepBatch(PolySimplify(), 1)._native_step_rules is not None
+    assert batch.native_reason == "Scored overrides get_win_signal"
+    assert StepBatch(PolySimplify(), 1).native_reason == kernel_unavailable()
+    assert (kernel_unavailable() is None) == (CORE == "native")
 
 
 def test_an_invalid_action_follows_the_envs_invalid_action_response() -> None:
@@ -509,20 +511,21 @@ def _counted_out_state(self: MathyEnvState, *args: Any, **kwargs: Any) -> MathyE
     return made
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        "valid_moves_array",
-        "node_count",
-        "scheme instance",
-        "subclass scheme",
-        "instance method",
-        "patched class",
-        "patched module function",
-        "patched module constant",
-        "patched state method",
-    ],
-)
+USER_CODE_REASONS = {
+    "valid_moves_array": "_NoCommute overrides valid_moves_array",
+    "node_count": "_DoubleCount overrides node_count",
+    "scheme instance": "the reward scheme has its own rule_used (set on the instance)",
+    "subclass scheme": "the reward scheme is a _Generous, not the library's RewardScheme",
+    "instance method": "the env has its own get_win_signal (set on the instance)",
+    "patched class": "RewardScheme.rule_used was replaced after import",
+    "patched module function": "mathy_envs.env.win_signal was replaced after import",
+    "patched module constant": "mathy_envs.rewards.MAX_VISITS was replaced after import",
+    "patched state method": "MathyEnvState.get_out_state was replaced after import",
+}
+"""Each case of user code, and the reason the batch gives for its Python steps."""
+
+
+@pytest.mark.parametrize("case", list(USER_CODE_REASONS))
 def test_a_user_method_anywhere_sends_the_steps_to_get_next_state(
     case: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -552,9 +555,10 @@ def test_a_user_method_anywhere_sends_the_steps_to_get_next_state(
         monkeypatch.setattr(MathyEnvState, "get_out_state", _counted_out_state)
     batch = StepBatch(env, 4)
     batch.reset(seed=3)
-    assert batch._native_step_rules() is None
+    assert batch.native_reason == USER_CODE_REASONS[case]
     compared, _ = check_steps(batch, reference, steps=12, seed=3)
     assert compared >= 40
+    assert batch.native_fraction == 0.0
 
 
 def test_a_move_the_rule_change_took_away_is_invalid_at_once() -> None:
@@ -644,7 +648,7 @@ def test_a_users_mixin_after_the_library_class_is_honoured() -> None:
     namespace: Any = {}
     exec(WIN_IN_TWO, namespace)
     env = _BonusAfterTheLibrary()
-    assert StepBatch(env, 1)._native_step_rules() is None
+    assert StepBatch(env, 1).native_reason == "_Bonus overrides get_win_signal"
     assert namespace["win_in_two"](env, StepBatch) == (7.0, 7.0)
 
 
@@ -724,7 +728,8 @@ def test_a_rule_attribute_holding_an_array_is_followed() -> None:
         np.testing.assert_array_equal(env.valid_moves_array(state), mask)
     batch = StepBatch(env, 2)
     batch.reset(seed=0)
-    assert batch._native_step_rules() is None  # not mathy_core's settings
+    # Not mathy_core's settings.
+    assert batch.native_reason == "the env's rules are not the core rules with mathy_core's settings"
 
 
 def test_copying_states_keeps_the_native_steps() -> None:
@@ -739,4 +744,98 @@ def test_copying_states_keeps_the_native_steps() -> None:
     pickle.loads(pickle.dumps(state))
     batch = StepBatch(env, 2)
     batch.reset(seed=0)
-    assert batch._native_step_rules() is not None or CORE != "native"
+    assert batch.native_reason == kernel_unavailable()
+
+
+# -- the fast path, explicit: native_reason and native_fraction ------------------------
+
+
+def test_native_fraction_is_the_share_of_steps_the_kernel_took() -> None:
+    # Every step the kernel leaves goes through StepBatch._step: the fraction is
+    # what those calls leave of the steps played (resets of finished episodes
+    # are no steps).
+    calls: List[int] = []
+    original = StepBatch._step
+
+    def counted(self: StepBatch, *args: Any) -> Any:
+        calls.append(1)
+        return original(self, *args)
+
+    batch = StepBatch(PolySimplify(invalid_action_response="penalize"), 12)
+    assert batch.native_fraction == 0.0  # no step yet
+    batch.reset(seed=5)
+    assert batch.native_fraction == 0.0
+    rng = np.random.default_rng(5)
+    played = 0
+    with mock.patch.object(StepBatch, "_step", counted):
+        for step in range(30):
+            played += int((~(batch.terminated | batch.truncated)).sum())
+            actions = sample_valid_actions(batch.masks, rng)
+            if step % 7 == 0:
+                actions[0] = 0  # an invalid move now and then: the Python path
+            batch.step(actions)
+            assert batch.native_fraction == pytest.approx((played - len(calls)) / played)
+    assert len(calls) > 0
+    if CORE == "native":
+        assert batch.native_fraction > 0.5
+    else:
+        assert batch.native_fraction == 0.0
+    import pickle
+
+    copied = pickle.loads(pickle.dumps(batch))
+    assert copied.native_fraction == batch.native_fraction
+    batch.reset()
+    assert batch.native_fraction == 0.0
+
+
+def test_native_reason_follows_the_env_as_it_changes() -> None:
+    env = PolySimplify()
+    batch = StepBatch(env, 2)
+    batch.reset(seed=0)
+    assert batch.native_reason == kernel_unavailable()
+    env.get_win_signal = lambda env_state: 7.0  # type: ignore[method-assign]
+    assert batch.native_reason == "the env has its own get_win_signal (set on the instance)"
+    del env.get_win_signal
+    env.goal_depends_on_history = True
+    assert batch.native_reason == (
+        "PolySimplify's goal depends on the history (goal_depends_on_history)"
+    )
+    env.goal_depends_on_history = False
+    env.verbose = True
+    assert batch.native_reason == "the env is verbose (it prints every step)"
+    env.verbose = False
+    assert batch.native_reason == kernel_unavailable()
+
+
+def test_an_env_without_the_simplify_goal_says_so() -> None:
+    batch = StepBatch(ENV_TASKS["poly-commute"](), 2)
+    batch.reset(seed=0)
+    name = ENV_TASKS["poly-commute"].__name__
+    assert batch.native_reason == (
+        f"{name} is not a SimplifyGoalEnv (the native core knows the simplify tasks' goal only)"
+    )
+    batch.step(sample_valid_actions(batch.masks, np.random.default_rng(0)))
+    assert batch.native_fraction == 0.0
+
+
+def test_the_pure_python_core_is_named_as_the_reason() -> None:
+    code = (
+        "from mathy_envs.batch import StepBatch\n"
+        "from mathy_envs.envs import PolySimplify\n"
+        "from mathy_envs._env.actions import sample_valid_actions\n"
+        "import numpy as np\n"
+        "batch = StepBatch(PolySimplify(), 4)\n"
+        "batch.reset(seed=0)\n"
+        "batch.step(sample_valid_actions(batch.masks, np.random.default_rng(0)))\n"
+        "print(batch.native_reason)\n"
+        "print(batch.native_fraction)\n"
+    )
+    result = run_python("-c", code, env={"MATHY_ENVS_CORE": "python"})
+    assert result.returncode == 0, result.stderr
+    reason, fraction = result.stdout.strip().splitlines()
+    assert reason == (
+        "the pure-Python core is in use (MATHY_ENVS_CORE=python)"
+        if native_built()
+        else "the native core is not built (the pure-Python core is in use)"
+    )
+    assert float(fraction) == 0.0

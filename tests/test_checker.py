@@ -500,3 +500,31 @@ def test_an_np_random_that_is_not_a_generator_is_a_value_error() -> None:
     env.np_random = np.random.RandomState(0)  # type: ignore[assignment]
     with pytest.raises(ValueError, match="np_random must be a numpy.random.Generator"):
         check_mathy_env(env)
+
+
+def test_an_env_that_declares_namespace_and_generator_passes() -> None:
+    from mathy_envs.envs.goal import SimplifyGoalEnv
+    from mathy_envs.envs.poly_simplify import poly_simplify_problem
+
+    class Declared(SimplifyGoalEnv):
+        namespace = "mathy.test.declared"
+        generator = staticmethod(poly_simplify_problem)
+
+    assert check_mathy_env(Declared()) is None
+
+
+def test_a_bad_class_generator_is_reported_as_problem_fn() -> None:
+    """A class's generator is what its problem_fn calls: a failure names
+    problem_fn, not the generator= argument."""
+    from mathy_envs.envs.goal import SimplifyGoalEnv
+
+    def broken(rng: Any, params: Any) -> Any:
+        raise RuntimeError("no problems today")
+
+    class Broken(SimplifyGoalEnv):
+        namespace = "mathy.test.broken"
+        generator = staticmethod(broken)
+
+    with pytest.raises(Exception) as info:
+        check_mathy_env(Broken())
+    assert "): problem_fn (easy) raised RuntimeError" in str(info.value)

@@ -1237,3 +1237,102 @@ def test_a_problem_fn_may_return_any_problem_with_a_text_and_a_complexity() -> N
 
     with pytest.raises(ValueError, match="Textless.problem_fn must return a MathyEnvProblem"):
         Textless().get_initial_state()
+
+
+# -- namespace and generator as class attributes -------------------------------------
+
+
+def _fixed_problem(rng: np.random.Generator, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+    """A generator of one problem (drawing once from `rng`, as generators do)."""
+    rng.integers(10)
+    return MathyEnvProblem("4x + 2x", 2, "mathy.test.generator")
+
+
+class DeclaredEnv(MathyEnv):
+    """An env that declares its namespace and generator, no methods."""
+
+    namespace = "mathy.test.declared"
+    generator = staticmethod(_fixed_problem)
+
+
+def test_an_env_may_declare_namespace_and_generator_as_class_attributes() -> None:
+    env = DeclaredEnv()
+    assert env.get_env_namespace() == "mathy.test.declared"
+    state, problem = env.get_initial_state()
+    # The problem's type is the env's namespace, as the state's problem type is.
+    assert problem == MathyEnvProblem("4x + 2x", 2, "mathy.test.declared")
+    assert state.agent.problem_type == "mathy.test.declared"
+    assert env.problem_fn(MathyEnvProblemArgs()) == problem
+
+
+def test_a_plain_function_declared_as_generator_is_not_bound_to_the_env() -> None:
+    class PlainEnv(MathyEnv):
+        namespace = "mathy.test.plain"
+        generator = _fixed_problem
+
+    assert PlainEnv().get_initial_state()[1].text == "4x + 2x"
+
+
+def test_an_overridden_method_wins_over_the_class_attribute() -> None:
+    """The seed docs' custom envs override the methods: a subclass of a
+    built-in env that does so gets its own problems and namespace."""
+
+    class Overriding(PolySimplify):
+        def get_env_namespace(self) -> str:
+            return "mathy.test.overriding"
+
+        def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+            return MathyEnvProblem("2y + 3y", 2, self.get_env_namespace())
+
+    state, problem = Overriding().get_initial_state()
+    assert problem.text == "2y + 3y"
+    assert state.agent.problem_type == "mathy.test.overriding"
+
+
+def test_a_built_in_envs_subclass_with_its_own_namespace_types_its_problems_so() -> None:
+    class Renamed(PolySimplify):
+        namespace = "mathy.test.renamed"
+
+    state, problem = Renamed(seed=1).get_initial_state()
+    assert problem.type == state.agent.problem_type == "mathy.test.renamed"
+    assert problem.text == PolySimplify(seed=1).get_initial_state()[1].text
+
+
+def test_the_generator_argument_wins_over_the_class_generator() -> None:
+    def other(rng: np.random.Generator, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+        return MathyEnvProblem("5z + z", 2, "mathy.test.other")
+
+    env = DeclaredEnv(generator=other)
+    assert env.generator is other
+    assert env.get_initial_state()[1].text == "5z + z"
+    assert DeclaredEnv().generator is _fixed_problem
+
+
+def test_a_class_with_neither_attribute_nor_method_raises_as_before() -> None:
+    class Bare(MathyEnv):
+        pass
+
+    with pytest.raises(NotImplementedError, match="namespace"):
+        Bare().get_env_namespace()
+    with pytest.raises(NotImplementedError, match="generator"):
+        Bare().problem_fn(MathyEnvProblemArgs())
+
+    class NamespaceOnly(MathyEnv):
+        namespace = "mathy.test.namespace.only"
+
+    with pytest.raises(NotImplementedError, match="generator"):
+        NamespaceOnly().get_initial_state()
+
+
+@pytest.mark.parametrize("env_class", MATHY_BUILTIN_ENVS)
+def test_built_in_envs_declare_their_namespace_and_generator(env_class: Type[MathyEnv]) -> None:
+    import sys
+
+    module = sys.modules[env_class.__module__]
+    assert env_class.namespace == module.NAMESPACE  # type: ignore[attr-defined]
+    assert "get_env_namespace" not in vars(env_class)
+    generator = env_class.generator
+    assert generator is not None and generator.__module__ == env_class.__module__
+    env = env_class(seed=2)
+    problem = env.get_initial_state()[1]
+    assert problem == generator(np.random.default_rng(2), MathyEnvProblemArgs())

@@ -5,6 +5,8 @@ these tests check what it cannot: every module of the package is in a contract,
 and no import loop exists anywhere, including among modules of one layer.
 """
 
+import ast
+import re
 import sys
 from pathlib import Path
 from typing import Dict, List, Set
@@ -106,3 +108,90 @@ def test_every_module_is_in_a_layers_contract() -> None:
     listed = _contract_modules()
     assert sorted(modules - listed) == []
     assert sorted(listed - modules - packages) == []
+
+
+# -- only the expression engine imports the compiled core -------------------------------
+
+
+def names_the_native_core(source: str) -> List[str]:
+    """The places of `source` (a module of the package outside `mathy_envs._engine`)
+    that name the compiled core, `mathy_envs._native`: an import of it or from it,
+    or a string that is its name (as `importlib.import_module` and `__import__` take
+    it, absolute or relative)."""
+    found: List[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names if _is_native_name(alias.name)]
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            if _is_native_name(module):
+                found.append(module)
+            found += [
+                f"{module} import {alias.name}"
+                for alias in node.names
+                if alias.name == "_native"
+                and (node.level > 0 or node.module == "mathy_envs")
+            ]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if _is_native_name(node.value.strip()):
+                found.append(repr(node.value))
+    return found
+
+
+_NATIVE_NAME = re.compile(r"(?:mathy_envs\.|\.+)?_native(?:\.\w+)*")
+"""`_native`, `mathy_envs._native`, `.._native` and names inside them."""
+
+
+def _is_native_name(name: str) -> bool:
+    return _NATIVE_NAME.fullmatch(name) is not None
+
+
+def test_no_module_outside_the_engine_names_the_native_core() -> None:
+    # pyproject.toml's "native" contract checks the static imports of the modules
+    # it lists; this checks every module, and the names given to importlib too.
+    package = REPO / "mathy_envs"
+    engine = package / "_engine"
+    stand_in = package / "_native.py"
+    offenders = {
+        str(path.relative_to(REPO)): found
+        for path in sorted(package.rglob("*.py"))
+        if engine not in path.parents and path != stand_in
+        for found in [names_the_native_core(path.read_text(encoding="utf-8"))]
+        if found
+    }
+    assert offenders == {}
+    # ... while the engine's bridge does import it, statically.
+    assert names_the_native_core((engine / "native.py").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from . import _native",
+        "from .. import _native as core",
+        "from mathy_envs import _native",
+        "import mathy_envs._native",
+        "from mathy_envs._native import Expression",
+        "from .._native import Expression",
+        "import importlib\nimportlib.import_module('mathy_envs._native')",
+        "import importlib\ndef f():\n    return importlib.import_module('._native', 'mathy_envs')",
+        "__import__('mathy_envs._native')",
+    ],
+)
+def test_each_way_of_naming_the_native_core_is_found(source: str) -> None:
+    assert names_the_native_core(source) != []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from ._engine import NativeExpression",
+        "from .native import CORE",
+        "from mathy_envs._engine.native import native_built",
+        "x = 'the _native core is mathy_envs._native'",
+        "def _native_step(): pass\nself._native_rows = []",
+        "from numpy import _native",
+    ],
+)
+def test_other_names_are_not_the_native_core(source: str) -> None:
+    assert names_the_native_core(source) == []

@@ -289,3 +289,19 @@ def test_a_constant_past_the_float_range_is_a_value_error_everywhere(
 ) -> None:
     with pytest.raises(ValueError, match="MAX_CONSTANT"):
         entry(HUGE_CONSTANT)
+
+
+def test_the_module_docs_name_the_checks_that_exist() -> None:
+    """The admission the module docstring points to is the engine's `admit`
+    (after `check_text`), not a function that no longer exists."""
+    import importlib
+    import re
+
+    import mathy_envs.limits as limits
+
+    doc = limits.__doc__ or ""
+    assert "admit_tree" not in doc
+    for dotted in re.findall(r"`(mathy_envs\.[\w.]+)`", doc):
+        module, _, name = dotted.rpartition(".")
+        assert hasattr(importlib.import_module(module), name), dotted
+    assert "`check_text`" in doc and callable(limits.check_text)

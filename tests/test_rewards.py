@@ -1,6 +1,7 @@
 """Rewards (`mathy_envs.rewards`): one scheme, in one order, for `MathyEnv`, the
 Gymnasium adapter and the swarm planner; and how a user changes it."""
 
+import dataclasses
 from typing import List, Optional, Tuple, Type
 
 import gymnasium
@@ -22,7 +23,14 @@ from mathy_envs import MathyEnvState, envs
 from mathy_envs.env import MathyEnv
 from mathy_envs.gym import GYM_ENV_IDS, MathyGymEnv
 from mathy_envs.observations import MathyObservation
-from mathy_envs.rewards import EnvRewards, RewardScheme, win_signal
+from mathy_envs.rewards import (
+    MAX_VISITS,
+    SCORING_ORDER,
+    EnvRewards,
+    RewardScheme,
+    custom_scoring,
+    win_signal,
+)
 from mathy_envs.swarm import SwarmConfig, swarm_solve
 from mathy_envs.time_step import TimeStep, is_terminal_transition, transition
 from mathy_envs.types import EnvRewards as TypesEnvRewards
@@ -478,3 +486,142 @@ def test_get_win_signal_of_a_state(
         expected_win_signal(max_moves, moves_remaining)
     )
     assert env.get_win_signal(state) <= 2.0
+
+
+# -- the scoring as data: SCORING_ORDER, Scoring, RewardScheme.scoring -------------------
+
+
+def _played_states(env: MathyEnv, seed: int, steps: int) -> List[Tuple[MathyEnvState, int]]:
+    """States reached by seeded random valid moves (episodes restarted when they
+    end), each with the rule index of the move that made it."""
+    from mathy_envs.types import MathyEnvProblemArgs
+
+    rng = np.random.default_rng(seed)
+    env.seed(seed)
+    state, _ = env.fitting_initial_state(MathyEnvProblemArgs())
+    reached: List[Tuple[MathyEnvState, int]] = []
+    for _ in range(steps):
+        valid = np.argwhere(env.valid_moves_array(state))
+        rule, node = (int(value) for value in valid[rng.integers(len(valid))])
+        state, time_step, _ = env.get_next_state(state, (rule, node))
+        reached.append((state, rule))
+        if is_terminal_transition(time_step) or not env.valid_moves_array(state).any():
+            state, _ = env.fitting_initial_state(MathyEnvProblemArgs())
+    return reached
+
+
+@pytest.mark.parametrize("task", ["poly", "complex", "binomial"])
+@pytest.mark.parametrize("penalty", [True, False])
+def test_the_scoring_data_gives_what_score_gives(task: str, penalty: bool) -> None:
+    # Every reached state, scored by get_state_transition (RewardScheme.score)
+    # and by the data (Scoring.verdict) from the step's facts alone.
+    from mathy_envs._engine import visits_of
+
+    env = envs.ENV_TASKS[task](previous_state_penalty=penalty, max_seq_len=24)
+    seen = {"won": 0, "revisit": 0, "oversize": 0, "out": 0, "rule": 0}
+    for state, rule in _played_states(env, seed=7, steps=400):
+        scoring = env.reward_scheme.scoring(env, state)
+        assert scoring is not None
+        time_step = env.get_state_transition(state)
+        visits = visits_of(state.agent.history, state.agent.problem, env.parser)
+        oversize = env.node_count(state.agent.problem) > env.max_seq_len
+        won = not oversize and env.is_goal(state, env.tree_of(state, env.parse(state.agent.problem).tree))  # type: ignore[attr-defined]
+        expected = (time_step.reward, is_terminal_transition(time_step))
+        assert scoring.verdict(
+            won, state.agent.moves_remaining, state.max_moves, visits, rule, oversize
+        ) == expected, state.agent.problem
+        seen["won"] += won
+        seen["oversize"] += oversize
+        seen["revisit"] += visits > 1
+        seen["out"] += state.agent.moves_remaining <= 0
+        seen["rule"] += not (won or oversize or visits > 1)
+    assert seen["won"] and seen["rule"] and seen["revisit"], seen
+
+
+def test_the_scoring_data_lists_each_rules_reward() -> None:
+    env = PolySimplify()
+    state = env.state_from_text("4x + 2x")
+    scoring = RewardScheme().scoring(env, state)
+    assert scoring is not None
+    for rule, reward in zip(env.rules, scoring.rule_rewards):
+        expected = (
+            EnvRewards.HELPFUL_MOVE
+            if isinstance(rule, tuple(env.get_rewarding_actions(state)))
+            else EnvRewards.UNHELPFUL_MOVE
+            if isinstance(rule, tuple(env.get_penalizing_actions(state)))
+            else EnvRewards.TIMESTEP
+        )
+        assert reward == expected, rule.name
+    assert len(scoring.rule_rewards) == len(env.rules)
+    assert set(scoring.rule_rewards) == {EnvRewards.HELPFUL_MOVE, EnvRewards.UNHELPFUL_MOVE}
+    assert scoring.max_visits == MAX_VISITS and scoring.lose == EnvRewards.LOSE
+    assert scoring.revisit_penalty == EnvRewards.PREVIOUS_LOCATION
+    assert scoring.penalize_revisits is env.previous_state_penalty
+    assert scoring.order == SCORING_ORDER
+    assert scoring.win(20, 15) == win_signal(20, 15)
+
+
+def test_the_scoring_data_follows_the_envs_rule_lists() -> None:
+    class Rewarding(PolySimplify):
+        def get_rewarding_actions(self, state: MathyEnvState) -> List[Type[BaseRule]]:
+            return [CommutativeSwapRule]
+
+        def get_penalizing_actions(self, state: MathyEnvState) -> List[Type[BaseRule]]:
+            return []
+
+    env = Rewarding()
+    scoring = env.reward_scheme.scoring(env, env.state_from_text("4x + 2x"))
+    assert scoring is not None
+    commute = rule_index(env, CommutativeSwapRule)
+    assert scoring.rule_rewards[commute] == EnvRewards.HELPFUL_MOVE
+    others = [reward for index, reward in enumerate(scoring.rule_rewards) if index != commute]
+    assert others == [EnvRewards.TIMESTEP] * (len(env.rules) - 1)
+
+
+class _Subclassed(RewardScheme):
+    pass
+
+
+def test_a_scheme_whose_scoring_is_not_the_librarys_has_no_data(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    env = PolySimplify()
+    state = env.state_from_text("4x + 2x")
+    assert custom_scoring(RewardScheme()) is None
+    subclassed = _Subclassed()
+    assert subclassed.scoring(env, state) is None
+    assert custom_scoring(subclassed) == (
+        "the reward scheme is a _Subclassed, not the library's RewardScheme"
+    )
+    own = RewardScheme()
+    own.revisit = lambda env, state, visits, features: None  # type: ignore[method-assign]
+    assert own.scoring(env, state) is None
+    assert custom_scoring(own) == "the reward scheme has its own revisit (set on the instance)"
+    monkeypatch.setattr(RewardScheme, "out_of_moves", lambda self, env, state, features: None)
+    assert RewardScheme().scoring(env, state) is None
+    assert custom_scoring(RewardScheme()) == "RewardScheme.out_of_moves was replaced after import"
+
+
+def test_score_asks_its_checks_in_scoring_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The order is data: with rule_used asked first, a winning step scores as
+    # its rule, and Scoring.verdict follows the same order.
+    env = PolySimplify()
+    state = env.state_from_text("(4 + 2) * x", max_moves=10)
+    win, rule = next(
+        (move, move[0])
+        for move, text in env.move_results(state).items()
+        if text == "6x"
+    )
+    after, time_step, _ = env.get_next_state(state, win)
+    assert is_terminal_transition(time_step) and time_step.reward > 0
+    reordered = ("rule_used", *(name for name in SCORING_ORDER if name != "rule_used"))
+    monkeypatch.setattr("mathy_envs.rewards.SCORING_ORDER", reordered)
+    step = env.get_state_transition(after)
+    assert not is_terminal_transition(step)
+    assert step.reward == env.reward_scheme.scoring(env, after).rule_rewards[rule]  # type: ignore[union-attr]
+    scoring = dataclasses.replace(
+        env.reward_scheme.scoring(env, after), order=reordered  # type: ignore[arg-type]
+    )
+    assert scoring.verdict(True, 9, 10, 1, rule) == (step.reward, False)
+    with pytest.raises(ValueError, match="order must name checks"):
+        dataclasses.replace(scoring, order=("oversize", "luck"))

@@ -195,3 +195,19 @@ def test_problem_hash_same_in_every_process() -> None:
         assert proc.returncode == 0, proc.stderr
         results.append(json.loads(proc.stdout))
     assert results[0] == results[1] == results[2] == local
+
+
+def test_state_serialization_has_one_implementation() -> None:
+    """`mathy_envs.state` has no `state_from_text` of its own (the one public
+    `state_from_text` is `MathyEnv`'s): its methods and `mathy_envs.serialization`
+    call `mathy_envs._env.state_text`."""
+    import mathy_envs.serialization as serialization
+    import mathy_envs.state as state_module
+    from mathy_envs._env import state_text
+
+    assert not hasattr(state_module, "state_from_text")
+    assert not hasattr(serialization, "state_from_text")
+    state = state_module.MathyEnvState(problem="4x + 2x", max_moves=5, num_rules=7)
+    text = state_text.serialize_state(state)
+    assert state.to_string() == serialization.to_string(state) == text
+    assert state_module.MathyEnvState.from_string(text) == serialization.from_string(text) == state

@@ -24,12 +24,15 @@ name here gives the same result on the native core and on the pure-Python one
 | Exact values: a step keeps the expression's value | `values.py` |
 | The core rules, in action order | `rules.py` |
 | Action masks and move results | `masks.py` |
+| An env's masks and move results by text; rewrites and refusals of moves | `move_cache.py` |
 | Term predicates (goal checks) | `terms.py` |
 | Visits of an expression, compared in printed form | `visits.py` |
+| The fused batch kernel: a batch slot's step in one native call | `kernel.py` |
 """
 
 from .admission import SAFE_CONSTANT, SAFE_SIZE, admit
 from .expressions import ParsedExpression, private_entry
+from .kernel import FlatKernel, kernel_unavailable
 from .layout import MAX_TYPE_ID, NodeLayout
 from .masks import (
     MASK_CACHE_SIZE,
@@ -41,7 +44,17 @@ from .masks import (
     least_visited,
     same_value_of,
 )
-from .native import CORE, native_built
+from .move_cache import (
+    MoveCache,
+    check_equations,
+    check_value_kept,
+    fitting_nodes,
+    in_mask,
+    move_refusal,
+    rewrite_move,
+    tree_mask,
+)
+from .native import CORE, NativeExpression, native_built
 from .parse_cache import ExpressionCache, expression_cache, parse
 from .parsers import default_parser, parse_text
 from .rules import CORE_RULE_TYPES, are_core_rules, commute_preference, core_rules
@@ -76,6 +89,7 @@ __all__ = (
     "MaskArray",
     "MaskCache",
     "MoveResults",
+    "NativeExpression",
     "NodeLayout",
     "ParsedExpression",
     "SAFE_CONSTANT",
@@ -112,4 +126,14 @@ __all__ = (
     "term_indexes",
     "visit_counts",
     "visits_of",
+    "MoveCache",
+    "check_value_kept",
+    "check_equations",
+    "fitting_nodes",
+    "in_mask",
+    "move_refusal",
+    "rewrite_move",
+    "tree_mask",
+    "FlatKernel",
+    "kernel_unavailable",
 )

@@ -8,12 +8,13 @@ parsed, `admit` (`admission.py`) checks it and sets the entry's `safe` and
 `has_equation`.
 """
 
-from typing import Any, Optional, Tuple
+from typing import Optional, Tuple
 
 from mathy_core import BaseRule, ExpressionChangeRule, MathExpression
 
 from .layout import NodeLayout
 from .._support.lazy import lazy
+from .native import NativeExpression
 from .native_parse import NativeParse
 from .tree_edits import apply_rule, copy_tree
 
@@ -41,7 +42,7 @@ class ParsedExpression:
         self.safe = False
         self.has_equation = False
         self._made = made
-        self.native: Optional[Any] = None if made is None else made.expression
+        self.native: Optional[NativeExpression] = None if made is None else made.expression
         """The native core's parse of the text (an `Expression` of
         `mathy_envs._native`), when it parsed it: it answers the core rules'
         masks and rewrites, the value checks and the simplify goal."""
@@ -71,7 +72,7 @@ class ParsedExpression:
         text (the same text, tests/test_native_trees.py proves it), else the
         tree's `str()`."""
         if self.native is not None:
-            return str(self.native.text())
+            return self.native.text()
         return str(self.tree)
 
     @property

@@ -18,6 +18,7 @@ from .._support.lru import LRUCache, Memo
 from .parse_cache import ExpressionCache
 from .expressions import ParsedExpression
 from .layout import NodeLayout
+from .native import NativeExpression
 from .tree_edits import apply_rule
 from .rules import (
     APPLICABLE_NODE_TYPES,
@@ -117,14 +118,14 @@ class Sweep:
             self._checks[node_type] = checks
         return checks
 
-    def native_rules(self, native: Optional[Any]) -> bool:
+    def native_rules(self, native: Optional[NativeExpression]) -> bool:
         """Whether the native core answers for these rules on an expression it
         parsed (`native`, `ParsedExpression.native`): the rules are the core
         rules. Asked each time: a rule's settings may have been changed since the
         sweep was made."""
         return native is not None and self._core and are_core_rules(self.rules)
 
-    def native_mask(self, native: Any, count: int) -> Optional[MaskArray]:
+    def native_mask(self, native: NativeExpression, count: int) -> Optional[MaskArray]:
         """The mask of an expression of `count` nodes the native core parsed
         (`native`), from the native core, for rules of which `native_rules` holds;
         None where commutative swap's `preferred` is not a bool."""
@@ -270,7 +271,7 @@ def same_value_of(before: ParsedExpression, after: ParsedExpression) -> bool:
     return check.keeps_value(after.tree)
 
 
-def _value_check(parsed: ParsedExpression, native: Optional[Any]) -> ValueCheck:
+def _value_check(parsed: ParsedExpression, native: Optional[NativeExpression]) -> ValueCheck:
     """A `ValueCheck` of `parsed`; with `native` (its native parse, when the
     native core checks the rewrites), one that makes the tree only if a check
     falls back to it, the native core telling its `root_denominators`."""
@@ -290,7 +291,9 @@ def _native_keeps_value(
     """`keeps_value` computed by the native core: its rewrite, its parse of the
     printed text and its exact evaluation (`ValueCheck.native_keeps_value` and
     `native_keeps_rewrite`); None where any of them is out of its reach."""
-    native: Any = parsed.native
+    native = parsed.native
+    if native is None:
+        return None
     text = native.apply(rule_index, node_index)
     if text is None:
         return None
@@ -348,7 +351,8 @@ def checked_mask(
     core = sweep.native_rules(parsed.native)
     # The native core's mask needs no mathy_core nodes (an entry it parsed makes
     # them only when they are read).
-    mask = sweep.native_mask(parsed.native, len(layout)) if core else None
+    native = parsed.native
+    mask = sweep.native_mask(native, len(layout)) if core and native is not None else None
     if mask is None:
         mask = sweep.mask(layout.nodes, layout)
     rules = sweep.rules

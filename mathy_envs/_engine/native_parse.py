@@ -10,7 +10,7 @@ would number them with, in a fraction of the time. Otherwise, or when the native
 core refuses the text, it returns None and the caller parses with mathy_core.
 """
 
-from typing import Any, FrozenSet, List, Optional, Tuple, Type
+from typing import FrozenSet, List, Optional, Tuple, Type
 
 from mathy_core import (
     AddExpression,
@@ -30,7 +30,7 @@ from mathy_core import (
 from mathy_core.tokenizer import Tokenizer
 from mathy_core.tree import BinaryTreeNode
 
-from .native import NATIVE
+from .native import NATIVE, NativeExpression
 from .tokenizing import PieceTokenizer
 from .walk import IndexWalk
 
@@ -79,7 +79,7 @@ class NativeParse:
 
     __slots__ = ("expression", "_made")
 
-    def __init__(self, expression: Any) -> None:
+    def __init__(self, expression: NativeExpression) -> None:
         self.expression = expression
         """The native core's parse (an `Expression` of `mathy_envs._native`): it
         gives the core rules' mask, rewrites, values and the tree's walk."""
@@ -109,8 +109,7 @@ class NativeParse:
     def walk(self) -> IndexWalk:
         """`walk_tree(tree)` (mathy_envs._engine.walk) with the index of each node
         in `nodes()` in place of the node."""
-        walked: IndexWalk = self.expression.walk()
-        return walked
+        return self.expression.walk()
 
 
 def native_parse(parser: ExpressionParser, text: str) -> Optional[NativeParse]:

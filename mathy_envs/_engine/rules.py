@@ -8,6 +8,7 @@ from typing import (
     Hashable,
     List,
     Mapping,
+    NamedTuple,
     Optional,
     Sequence,
     Tuple,
@@ -49,25 +50,52 @@ from .shapes import (
 )
 
 
+class CoreRule(NamedTuple):
+    """One row of the core rule table (`CORE_RULE_TABLE`)."""
+
+    kind: Type[BaseRule]
+    """mathy_core's class of the rule. Its `__name__` is the row's name, by which
+    the native core names the rule it implements at this index
+    (`mathy_envs._native.CORE_RULE_NAMES`)."""
+    preference: Optional[str] = None
+    """The keyword (and attribute) of the rule's one setting a user may change,
+    given `core_rules`' `preferred_term_commute`, or None: the native core takes
+    that setting as an argument. Every other setting is mathy_core's default."""
+
+
+CORE_RULE_TABLE: Tuple[CoreRule, ...] = (
+    CoreRule(ConstantsSimplifyRule),
+    CoreRule(CommutativeSwapRule, preference="preferred"),
+    CoreRule(DistributiveMultiplyRule),
+    CoreRule(DistributiveFactorOutRule),
+    CoreRule(AssociativeSwapRule),
+    CoreRule(VariableMultiplyRule),
+    CoreRule(RestateSubtractionRule),
+)
+"""The core rules, in action order (row `i` is rule index `i`): the only place in
+Python that states their order, names and settings. The native core states its
+own (native/expression.hpp's `CoreRule`) and `mathy_envs._engine.native` refuses
+a compiled core whose names (`CORE_RULE_NAMES`) differ."""
+
+CORE_RULE_NAMES: Tuple[str, ...] = tuple(row.kind.__name__ for row in CORE_RULE_TABLE)
+"""The name of each core rule (its mathy_core class's name), in action order."""
+
+
 def core_rules(preferred_term_commute: bool = False) -> List[BaseRule]:
-    """Fresh instances of the seven core rules, in action order (rule index 0 to 6).
+    """Fresh instances of the core rules, in action order (rule index `i` is row
+    `i` of `CORE_RULE_TABLE`).
 
     `preferred_term_commute` lets commutative swap reorder terms already in the
     preferred `4x` form.
     """
     return [
-        ConstantsSimplifyRule(),
-        CommutativeSwapRule(preferred=preferred_term_commute),
-        DistributiveMultiplyRule(),
-        DistributiveFactorOutRule(),
-        AssociativeSwapRule(),
-        VariableMultiplyRule(),
-        RestateSubtractionRule(),
+        row.kind() if row.preference is None else row.kind(**{row.preference: preferred_term_commute})
+        for row in CORE_RULE_TABLE
     ]
 
 
-CORE_RULE_TYPES: FrozenSet[type] = frozenset(type(rule) for rule in core_rules())
-_CORE_ORDER: Tuple[Type[BaseRule], ...] = tuple(type(rule) for rule in core_rules())
+CORE_RULE_TYPES: FrozenSet[type] = frozenset(row.kind for row in CORE_RULE_TABLE)
+_CORE_ORDER: Tuple[Type[BaseRule], ...] = tuple(row.kind for row in CORE_RULE_TABLE)
 _CORE_METHODS = tuple(kind.can_apply_to for kind in _CORE_ORDER)
 _CORE_APPLY = tuple(kind.apply_to for kind in _CORE_ORDER)
 _CORE_SETTINGS: Tuple[Dict[str, object], ...] = tuple(
@@ -75,8 +103,17 @@ _CORE_SETTINGS: Tuple[Dict[str, object], ...] = tuple(
 )
 
 
+COMMUTE_INDEX: int = next(
+    index for index, row in enumerate(CORE_RULE_TABLE) if row.preference is not None
+)
+"""The action index of commutative swap among the core rules: the one rule with a
+setting a user may change (`CoreRule.preference`)."""
+_PREFERENCE: str = CORE_RULE_TABLE[COMMUTE_INDEX].preference or ""
+_PREFERRING: Type[BaseRule] = CORE_RULE_TABLE[COMMUTE_INDEX].kind
+
+
 def are_core_rules(rules: Sequence[BaseRule]) -> bool:
-    """Whether `rules` are the seven core rules in action order as `core_rules`
+    """Whether `rules` are the core rules in action order as `core_rules`
     makes them: each of its own class (no subclass), with its class's
     `can_apply_to` and `apply_to` and no attribute of its own but mathy_core's settings, which
     are the defaults but for commutative swap's `preferred` (read at each use)."""
@@ -88,16 +125,12 @@ def are_core_rules(rules: Sequence[BaseRule]) -> bool:
         if type(rule) is not kind or kind.can_apply_to is not method or kind.apply_to is not apply:
             return False
         own = rule.__dict__
-        if kind is CommutativeSwapRule:
+        if kind is _PREFERRING:  # its setting a user may change is read at each use
             if own.keys() != settings.keys():
                 return False
         elif own != settings:  # equal dicts have equal keys
             return False
     return True
-
-
-COMMUTE_INDEX = _CORE_ORDER.index(CommutativeSwapRule)
-"""The action index of commutative swap among the core rules."""
 
 
 def commute_preference(rules: Sequence[BaseRule]) -> Optional[bool]:
@@ -106,7 +139,7 @@ def commute_preference(rules: Sequence[BaseRule]) -> Optional[bool]:
     rules a user may change, which the native core takes as an argument."""
     if not are_core_rules(rules):
         return None
-    preferred = getattr(rules[COMMUTE_INDEX], "preferred", None)
+    preferred = getattr(rules[COMMUTE_INDEX], _PREFERENCE, None)
     return preferred if type(preferred) is bool else None
 
 
@@ -304,7 +337,10 @@ __all__ = (
     "APPLICABLE_NODE_TYPES",
     "COMMUTE_INDEX",
     "commute_preference",
+    "CORE_RULE_NAMES",
+    "CORE_RULE_TABLE",
     "CORE_RULE_TYPES",
+    "CoreRule",
     "EXPRESSION_TYPES",
     "SHAPE_KEYS",
     "Children",

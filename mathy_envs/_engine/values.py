@@ -61,6 +61,7 @@ from mathy_core import (
 )
 
 from ..limits import quote
+from .native import NativeExpression
 
 PRIME = 2**61 - 1
 MAX_FACTORIAL = 1000
@@ -611,7 +612,9 @@ class ValueCheck:
                     return False
         return True
 
-    def native_keeps_value(self, before: Any, after: Any) -> Optional[bool]:
+    def native_keeps_value(
+        self, before: NativeExpression, after: NativeExpression
+    ) -> Optional[bool]:
         """`keeps_value` of one tree computed by the native core: `before` is its
         parse of `self.before`'s text, `after` its parse of the tree to check
         (`Expression.point_values`, which gives this module's values exactly).
@@ -624,7 +627,7 @@ class ValueCheck:
         return None if got is None else bool(got == expected)
 
     def native_keeps_rewrite(
-        self, before: Any, rule: int, node: int, after: Any
+        self, before: NativeExpression, rule: int, node: int, after: NativeExpression
     ) -> Optional[bool]:
         """For a rewrite whose printed text reads back as another tree: whether
         the tree core rule `rule` makes at `node` of `before` (the native core's
@@ -650,7 +653,9 @@ class ValueCheck:
             return None
         return bool(got == expected and own_values == expected)
 
-    def _native_expected(self, before: Any) -> Tuple[List[List[int]], Optional[List[int]]]:
+    def _native_expected(
+        self, before: NativeExpression
+    ) -> Tuple[List[List[int]], Optional[List[int]]]:
         """The points the native core evaluates at, and `before`'s values there
         (None where out of its reach), computed once."""
         if self._native is None:

@@ -7,27 +7,24 @@ import numpy.typing as npt
 from mathy_core import BaseRule, ExpressionParser, MathExpression
 
 from .._support.pristine import pristine
-from .._engine import visit_counts
 from ..limits import MAX_RULES, quote, shorten, type_name
-from .._support.lru import LRUCache
 from .._engine import (
-    MASK_CACHE_SIZE,
+    ExpressionCache,
     MaskArray,
-    MaskCache,
+    MoveCache,
     MoveResults,
-    Sweep,
-    checked_mask,
+    ParsedExpression,
+    check_tree,
+    default_parser,
+    expression_cache,
     least_visited,
+    node_at_index,
+    private_entry,
     same_value_of,
+    tree_mask,
+    visit_counts,
 )
-from .._engine import are_core_rules
-from .._engine import admit
-from .._engine import ExpressionCache, expression_cache
-from .._engine import ParsedExpression, private_entry
-from .._engine import default_parser
-from .._engine import copy_tree, node_at_index
 from ..state import MathyEnvState, check_state
-from .._engine import check_tree
 from ..types import ActionType
 
 ActionInput = Union[int, np.integer[Any], Tuple[int, int], Sequence[int]]
@@ -148,8 +145,8 @@ class ActionSpace:
     """The action side of `MathyEnv`: which `(rule, node)` actions are valid in a
     state, decoding an agent's action, and sampling valid ones.
 
-    Valid-move masks are computed once per distinct expression text (see
-    `mathy_envs._engine.masks`) and cached per env.
+    Valid-move masks and move results are computed once per distinct expression
+    text and cached per env (`_moves`, the engine's `MoveCache`).
     """
 
     supports_equations: bool = True
@@ -159,8 +156,7 @@ class ActionSpace:
     np_random: np.random.Generator
     _rules: List[BaseRule]
     _parser: ExpressionParser
-    _masks: MaskCache
-    _results: LRUCache[str, Tuple[MaskArray, MoveResults]]
+    _moves: MoveCache
 
     @property
     def rules(self) -> List[BaseRule]:
@@ -177,7 +173,7 @@ class ActionSpace:
                 f"rules holds {len(rules)} rules, more than MAX_RULES={MAX_RULES}"
             )
         self._rules = list(rules)
-        self._masks.clear()
+        self._moves.clear()
 
     @property
     def parser(self) -> ExpressionParser:
@@ -190,7 +186,7 @@ class ActionSpace:
                 f"parser must be a mathy_core ExpressionParser, got {type_name(parser)}"
             )
         self._parser = parser
-        self._masks.clear()
+        self._moves.clear()
 
     def __getstate__(self) -> Dict[str, Any]:
         # Caches are rebuilt on demand; the shared default parser stays shared.
@@ -201,9 +197,12 @@ class ActionSpace:
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
         parser = state.pop("_parser")
+        # Pickles of envs made before the engine's MoveCache held the caches.
+        if "_moves" not in state:
+            state.pop("_masks", None)
+            state.pop("_results", None)
+            state["_moves"] = MoveCache()
         self.__dict__.update(state)
-        # Pickles of envs made before the move results were cached.
-        self.__dict__.setdefault("_results", LRUCache(MASK_CACHE_SIZE))
         self.parser = parser if parser is not None else default_parser()
 
     @property
@@ -279,7 +278,8 @@ class ActionSpace:
         mask = self.valid_moves_array(state)
         own = self._mask_of(text)
         # The env's own mask (not a subclass's): the results are its moves.
-        return least_visited(mask, self._results_of(text, own), visits, mask is own)
+        results = self._moves.results(text, self._rules, self._parser, own)
+        return least_visited(mask, results, visits, mask is own)
 
     def flat_moves(self, moves: MaskArray) -> npt.NDArray[np.int8]:
         """A `(rules, nodes)` move mask as one flat int8 vector of `action_size`
@@ -289,46 +289,16 @@ class ActionSpace:
         flat[:, : moves.shape[1]] = moves
         return flat.reshape(-1)
 
-    def _results_of(self, text: str, mask: Optional[MaskArray] = None) -> MoveResults:
+    def _results_of(self, text: str) -> MoveResults:
         """`(rule, node, result text)` of each valid move of `text`, in mask
-        order, kept with the mask they were computed for (the rules may change).
-        The native core writes a result where it can (the core rules on a text
-        it parsed; proven equal to mathy_core's), mathy_core's rule applied to a
-        copy of the tree writes the others."""
-        if mask is None:
-            mask = self._mask_of(text)
-        kept = self._results.get(text)
-        if kept is not None and kept[0] is mask:
-            return kept[1]
-        parsed = self._expressions.parse(text)
-        native = parsed.native if are_core_rules(self._rules) else None
-        written: List[Tuple[int, int, Optional[str]]]
-        if native is not None and mask.shape[1] == len(native):
-            written = native.apply_mask(mask)
-        else:
-            rows, columns = np.nonzero(mask)
-            written = [(rule, node, None) for rule, node in zip(rows.tolist(), columns.tolist())]
-        results: List[Tuple[int, int, str]] = []
-        for rule, node, out in written:
-            if out is None:
-                change = parsed.rewrite(self._rules[rule], node)
-                assert change.result is not None
-                out = str(change.result.get_root())
-            results.append((rule, node, out))
-        made = tuple(results)
-        self._results.put(text, (mask, made))
-        return made
+        order (`MoveCache.results`)."""
+        return self._moves.results(text, self._rules, self._parser, self._mask_of(text))
 
     def _mask_of(self, text: str) -> MaskArray:
-        return self._masks.get(text, self._rules, lambda sweep: self._compute_mask(text, sweep))
-
-    def _compute_mask(self, text: str, sweep: Sweep) -> MaskArray:
-        parsed = self._expressions.parse(text)
-        if parsed.has_equation and not self.supports_equations:
-            raise ValueError(
-                f"{type(self).__name__} does not support equations: {quote(text)}"
-            )
-        return checked_mask(sweep, parsed, self._expressions, lambda: copy_tree(parsed.tree))
+        """The cached read-only mask of `text` (`MoveCache.mask`)."""
+        return self._moves.mask(
+            text, self._rules, self._parser, self.supports_equations, type(self)
+        )
 
     def get_valid_moves(self, env_state: MathyEnvState) -> List[List[int]]:
         """A `num_rules x num_nodes` 0/1 matrix: row `r`, column `i` is 1 when rule
@@ -382,15 +352,15 @@ class ActionSpace:
         expression: MathExpression,
         rule_list: Optional[List[Type[BaseRule]]],
     ) -> List[List[int]]:
-        """`get_actions_for_node` of a checked tree."""
-        parsed = ParsedExpression(str(root), expression)
-        admit(parsed)
-        if parsed.has_equation and not self.supports_equations:
-            raise ValueError(
-                f"{type(self).__name__} does not support equations: {quote(parsed.text)}"
-            )
-        mask = checked_mask(
-            Sweep(self._rules, rule_list), parsed, self._expressions, expression.clone
+        """`get_actions_for_node` of a checked tree (`tree_mask`)."""
+        mask = tree_mask(
+            root,
+            expression,
+            self._rules,
+            rule_list,
+            self._parser,
+            self.supports_equations,
+            type(self),
         )
         return mask.tolist()  # type: ignore[no-any-return]
 

@@ -1,4 +1,5 @@
-"""The text form of a state: `@`-separated fields and their uint8 byte codes.
+"""State serialization, the one implementation: `@`-separated text and its
+uint8 byte codes.
 
 A state is written as its header fields, in the order of `HEADER_FIELDS`, then
 one field per history step (`raw,rule,node`), all joined by `FIELD_SEPARATOR`:
@@ -6,13 +7,16 @@ one field per history step (`raw,rule,node`), all joined by `FIELD_SEPARATOR`:
     12@7@11@6x@ns.a@-0.25@4x + 2x,-1,-1@6x,3,1
 
 `state_codes` gives the same text as uint8 codes, right padded with spaces.
-`MathyEnvState.to_string` / `from_string` / `to_np` / `from_np` (and the
-functions of `mathy_envs.serialization`) are built on these.
+`serialize_state`, `deserialize_state`, `state_to_codes` and `state_from_codes`
+do the whole job for any state (an object with `max_moves`, `num_rules` and an
+`agent`): `MathyEnvState.to_string` / `from_string` / `to_np` / `from_np` and the
+functions of `mathy_envs.serialization` (the documented public face) only call
+them.
 """
 
 import math
 import re
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple, Optional, Protocol, Type, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -46,6 +50,48 @@ NUMBER = re.compile(
 the values that are not finite are read, to be refused as such); not the other
 forms `float()` reads (`1_0.5`, ` 1 `, other scripts' digits). No two of its
 quantifiers can share a run of digits, so a long field is read in linear time."""
+
+
+class SerializedState(Protocol):
+    """What a serialized state holds (a `MathyEnvState` is one)."""
+
+    max_moves: int
+    num_rules: int
+    agent: MathyAgentState
+
+
+StateT = TypeVar("StateT", bound=SerializedState)
+
+
+def serialize_state(state: SerializedState) -> str:
+    """The `@`-separated text of `state` (`MathyEnvState.to_string`); a
+    `ValueError` when a text of the state holds the field separator."""
+    return write_state(state.max_moves, state.num_rules, state.agent)
+
+
+def deserialize_state(cls: Type[StateT], text: str) -> StateT:
+    """A state of class `cls` rebuilt from `serialize_state` output (its
+    `__init__` is not called); a `ValueError` naming the field that is
+    malformed."""
+    fields = read_state(text)
+    state = cls.__new__(cls)
+    state.max_moves = fields.max_moves
+    state.num_rules = fields.num_rules
+    state.agent = fields.agent
+    return state
+
+
+def state_to_codes(state: SerializedState, pad_to: Optional[int] = None) -> npt.NDArray[np.uint8]:
+    """`serialize_state(state)` as uint8 codes, right padded with spaces to
+    `pad_to` (`MathyEnvState.to_np`)."""
+    pad = check_pad(pad_to)
+    return state_codes(serialize_state(state), pad)
+
+
+def state_from_codes(cls: Type[StateT], input_bytes: npt.NDArray[Any]) -> StateT:
+    """A state of class `cls` rebuilt from `state_to_codes` output (padding
+    included)."""
+    return deserialize_state(cls, codes_text(input_bytes))
 
 
 class StateFields(NamedTuple):
@@ -224,10 +270,15 @@ __all__ = (
     "INTEGER",
     "NUMBER",
     "STEP_SEPARATOR",
+    "SerializedState",
     "StateFields",
     "check_pad",
     "codes_text",
+    "deserialize_state",
     "read_state",
+    "serialize_state",
     "state_codes",
+    "state_from_codes",
+    "state_to_codes",
     "write_state",
 )

@@ -6,7 +6,9 @@ not overridden by a subclass or a mixin anywhere in an env's class hierarchy,
 not set on an instance, and not replaced on the library's class by a
 monkeypatch, whenever that happened. `@pristine` records a class's attributes
 the moment the class is made, before any user code can change them;
-`is_pristine(kind)` tells whether they are still exactly those objects.
+`is_pristine(kind)` tells whether they are still exactly those objects, and
+`changed_attribute(kind)` names one that is not (as `changed_module_attribute()`
+does for the library's modules), so a fast path left can say why.
 """
 
 import sys
@@ -48,17 +50,27 @@ def is_pristine(kind: type) -> bool:
     """Whether `kind` was recorded by `pristine` and still has exactly the
     attributes it was defined with: none replaced, added (but by Python
     itself, `_ADDED_BY_PYTHON`) or deleted since."""
+    return defined_attributes(kind) is not None and changed_attribute(kind) is None
+
+
+def changed_attribute(kind: type) -> Optional[str]:
+    """What makes `kind` not pristine: None while it has exactly the attributes
+    `pristine` recorded, else the name of one replaced, added or deleted since
+    (the first in definition order, then the first added, by name); for a class
+    `pristine` never recorded, its own name."""
     defined = defined_attributes(kind)
     if defined is None:
-        return False
+        return kind.__qualname__
     current = vars(kind)
     if current == defined:
-        return True
+        return None
+    for name, value in defined.items():
+        if current.get(name, _MISSING) is not value:
+            return name
     # Python itself adds a few attributes to classes as they are used (copyreg
     # keeps `__slotnames__` when an instance is pickled or copied).
-    if not current.keys() - defined.keys() <= _ADDED_BY_PYTHON:
-        return False
-    return all(current.get(name, _MISSING) is value for name, value in defined.items())
+    added = sorted(current.keys() - defined.keys() - _ADDED_BY_PYTHON)
+    return added[0] if added else None
 
 
 class _WatchedModule(ModuleType):
@@ -116,20 +128,32 @@ def modules_are_pristine() -> bool:
     user code, at any time, makes it False; attributes added since, and the
     modules' own state, do not count).
     Free while no attribute of theirs was set since the last comparison."""
+    return changed_module_attribute() is None
+
+
+def changed_module_attribute() -> Optional[str]:
+    """What makes the recorded modules not pristine (`modules_are_pristine`):
+    None, else the dotted name of a function, class or constant replaced or
+    deleted since import (`"mathy_envs.rewards.MAX_VISITS"`), the first in
+    the order of import. Free while no attribute of theirs was set since the
+    last comparison."""
     if not _TOUCHED.is_set():
-        return True
+        return None
     _TOUCHED.clear()  # a change made during the comparison sets it again
     with _LOCK:
         recorded: List[Tuple[ModuleType, Dict[str, Any]]] = list(_MODULES.values())
     for module, imported in recorded:
         get = vars(module).get
-        if any(get(name, _MISSING) is not value for name, value in imported.items()):
-            _TOUCHED.set()  # still changed: compare again next time
-            return False
-    return True
+        for name, value in imported.items():
+            if get(name, _MISSING) is not value:
+                _TOUCHED.set()  # still changed: compare again next time
+                return f"{module.__name__}.{name}"
+    return None
 
 
 __all__ = (
+    "changed_attribute",
+    "changed_module_attribute",
     "defined_attributes",
     "is_pristine",
     "modules_are_pristine",

@@ -1,7 +1,7 @@
 """BinomialDistribute: multiply out binomials and simplify the result.
 
 Its generator, `binomial_distribute_problem` (built on `binomial_times_binomial`
-and `binomial_times_monomial`, with their knobs, `BinomialStyle`), is below the
+and `binomial_times_monomial`, with their knobs, `BinomialStyle`), is above the
 env."""
 
 from dataclasses import dataclass
@@ -48,51 +48,6 @@ STYLES: Dict[MathyEnvDifficulty, BinomialStyle] = {
         common_variables=False,
     ),
 }
-
-
-class BinomialDistribute(SimplifyGoalEnv):
-    """Distribute a product of binomials (or a binomial and a monomial) and
-    simplify the result.
-
-    ## Description
-    The agent distributes the multiplication across the sums, multiplies the
-    resulting terms and combines like terms. Example problems: `(x + 2)(x + 3)`
-    and `(k + 2) * k`; hard problems add powers and coefficients, such as
-    `(2x^2 + 3)(x + 4y)`.
-
-    ## Action Space
-    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
-    core rules.
-
-    ## Observation Space
-    As for every `GoalEnv` (see its docstring).
-
-    ## Rewards
-    The win signal on simplifying; `LOSE` (-1) on running out of moves or a fourth
-    revisit; otherwise the `MathyEnv` step rewards.
-
-    ## Starting State
-    `binomial_distribute_problem` (in this file): `binomial_times_binomial`
-    (complexity 4) or `binomial_times_monomial` (complexity 3), each half the
-    time, with the knobs of `STYLES[difficulty]`. Easy uses one simple variable and constants; normal
-    adds coefficients (`(2x + 3)(x + 5)`); hard adds powers, any variable and a
-    second variable.
-
-    ## Episode End
-    Won when no like terms remain and every term is in preferred form; lost after
-    `complexity * 4` moves or on a fourth revisit.
-
-    ## Arguments
-    Every `MathyEnv` keyword (`max_seq_len`, `invalid_action_response`, `seed`, ...).
-    """
-
-    def get_env_namespace(self) -> str:
-        return NAMESPACE
-
-    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        return binomial_distribute_problem(
-            self.np_random, params, namespace=self.get_env_namespace()
-        )
 
 
 def binomial_distribute_problem(
@@ -156,6 +111,46 @@ def binomial_times_monomial(
         return GeneratedProblem(f"({a} + {b}) * {monomial}", 3)
 
     return retry(build, simplified_entry, "binomial_times_monomial")
+
+
+class BinomialDistribute(SimplifyGoalEnv):
+    """Distribute a product of binomials (or a binomial and a monomial) and
+    simplify the result.
+
+    ## Description
+    The agent distributes the multiplication across the sums, multiplies the
+    resulting terms and combines like terms. Example problems: `(x + 2)(x + 3)`
+    and `(k + 2) * k`; hard problems add powers and coefficients, such as
+    `(2x^2 + 3)(x + 4y)`.
+
+    ## Action Space
+    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
+    core rules.
+
+    ## Observation Space
+    As for every `GoalEnv` (see its docstring).
+
+    ## Rewards
+    The win signal on simplifying; `LOSE` (-1) on running out of moves or a fourth
+    revisit; otherwise the `MathyEnv` step rewards.
+
+    ## Starting State
+    `binomial_distribute_problem` (in this file): `binomial_times_binomial`
+    (complexity 4) or `binomial_times_monomial` (complexity 3), each half the
+    time, with the knobs of `STYLES[difficulty]`. Easy uses one simple variable and constants; normal
+    adds coefficients (`(2x + 3)(x + 5)`); hard adds powers, any variable and a
+    second variable.
+
+    ## Episode End
+    Won when no like terms remain and every term is in preferred form; lost after
+    `complexity * 4` moves or on a fourth revisit.
+
+    ## Arguments
+    Every `MathyEnv` keyword (`max_seq_len`, `invalid_action_response`, `seed`, ...).
+    """
+
+    namespace = NAMESPACE
+    generator = staticmethod(binomial_distribute_problem)
 
 
 __all__ = (

@@ -1,7 +1,7 @@
 """ComplexSimplify: multiply a product of terms into one simple term.
 
 Its generator, `complex_simplify_problem` (built on `complex_product`, with its
-check `strands_a_power`), is below the env."""
+check `strands_a_power`), is above the env."""
 
 from typing import List
 
@@ -22,49 +22,6 @@ FACTOR_COUNTS = {
     MathyEnvDifficulty.normal: (3, 5),
     MathyEnvDifficulty.hard: (4, 7),
 }
-
-
-class ComplexSimplify(SimplifyGoalEnv):
-    """Simplify a product of terms into a single term in preferred form.
-
-    ## Description
-    The agent multiplies coefficients, merges repeated variables into powers and
-    reorders factors until one simple term remains. Example problems:
-    `4x * 2y^2 * 7q` and `3a * a^2 * 5b`.
-
-    ## Action Space
-    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
-    core rules.
-
-    ## Observation Space
-    As for every `GoalEnv` (see its docstring).
-
-    ## Rewards
-    The win signal on simplifying; `LOSE` (-1) on running out of moves or a fourth
-    revisit; otherwise the `MathyEnv` step rewards.
-
-    ## Starting State
-    `complex_simplify_problem` (in this file): a product of 2-3 factors (easy), 3-5
-    (normal) or 4-7 (hard) that some sequence of moves simplifies. Complexity is
-    the number of factors.
-
-    ## Episode End
-    Won when the product is one term in preferred form; lost after
-    `complexity * 8` moves or on a fourth revisit.
-
-    ## Arguments
-    Every `MathyEnv` keyword (`max_seq_len`, `invalid_action_response`, `seed`, ...).
-    """
-
-    moves_per_complexity = 8
-
-    def get_env_namespace(self) -> str:
-        return NAMESPACE
-
-    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        return complex_simplify_problem(
-            self.np_random, params, namespace=self.get_env_namespace()
-        )
 
 
 def complex_simplify_problem(
@@ -180,6 +137,44 @@ def strands_a_power(expression: MathExpression) -> bool:
             continue  # a loose constant can walk up to it
         return True
     return False
+
+
+class ComplexSimplify(SimplifyGoalEnv):
+    """Simplify a product of terms into a single term in preferred form.
+
+    ## Description
+    The agent multiplies coefficients, merges repeated variables into powers and
+    reorders factors until one simple term remains. Example problems:
+    `4x * 2y^2 * 7q` and `3a * a^2 * 5b`.
+
+    ## Action Space
+    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
+    core rules.
+
+    ## Observation Space
+    As for every `GoalEnv` (see its docstring).
+
+    ## Rewards
+    The win signal on simplifying; `LOSE` (-1) on running out of moves or a fourth
+    revisit; otherwise the `MathyEnv` step rewards.
+
+    ## Starting State
+    `complex_simplify_problem` (in this file): a product of 2-3 factors (easy), 3-5
+    (normal) or 4-7 (hard) that some sequence of moves simplifies. Complexity is
+    the number of factors.
+
+    ## Episode End
+    Won when the product is one term in preferred form; lost after
+    `complexity * 8` moves or on a fourth revisit.
+
+    ## Arguments
+    Every `MathyEnv` keyword (`max_seq_len`, `invalid_action_response`, `seed`, ...).
+    """
+
+    namespace = NAMESPACE
+    generator = staticmethod(complex_simplify_problem)
+
+    moves_per_complexity = 8
 
 
 __all__ = (

@@ -3,7 +3,8 @@
 Each built-in env file holds its generator as a plain function,
 `<file>_problem(rng, params)`: a `numpy.random.Generator` and the
 `MathyEnvProblemArgs` in, a `MathyEnvProblem` out, drawing from `rng` only. The
-env's `problem_fn` calls it with `self.np_random`, and the same function can be
+env declares it (`generator = staticmethod(...)`), its `problem_fn` calls it with
+`self.np_random`, and the same function can be
 handed to any env as its `generator=` (a `mathy_envs.types.ProblemGenerator`).
 """
 

@@ -42,10 +42,11 @@ class GoalEnv(MathyEnv):
     valid-move mask, padded to `max_seq_len` nodes.
 
     ## Writing one
-    A new task is a `GoalEnv` subclass with `get_env_namespace`, `is_goal` and
-    a `problem_fn` that draws from `self.np_random`, best through a generator
-    function `<file>_problem(rng, params)` of a `numpy.random.Generator` kept in
-    the same file (see `mathy_envs.problems` for the term primitives). A built-in
+    A new task is a `GoalEnv` subclass with `is_goal` that declares its
+    `namespace` and its `generator = staticmethod(<file>_problem)`, a function
+    `<file>_problem(rng, params)` of a `numpy.random.Generator` kept in the same
+    file (see `mathy_envs.problems` for the term primitives), which the default
+    `problem_fn` calls with `self.np_random`. A built-in
     one is also one line in `mathy_envs.envs.ENV_TASKS`, which gives it its CLI
     name and gym ids, and its `is_goal` reads the expression through
     `self.tree_of(env_state, expression)` (library code is given `UNREAD_TREE`,

@@ -1,7 +1,7 @@
 """PolyCombineInPlace: combine the one adjacent like pair of a long sum.
 
 Its generator, `poly_combine_in_place_problem` (built on `combine_in_place`, with
-its check `combines_in_two_moves`), is below the env."""
+its check `combines_in_two_moves`), is above the env."""
 
 import numpy as np
 from mathy_core import BaseRule
@@ -30,55 +30,6 @@ TERM_COUNTS = {
     MathyEnvDifficulty.normal: (9, 16),
     MathyEnvDifficulty.hard: (16, 22),
 }
-
-
-class PolyCombineInPlace(SimplifyGoalEnv):
-    """Combine the single pair of adjacent like terms hidden in a long sum, in two
-    moves.
-
-    ## Description
-    A long sum of unlike terms holds exactly one adjacent like pair. The agent must
-    find it, factor it out and add the coefficients, without moving anything else.
-    Example problems: `3a + 4x + 2x + 5b + 7c + y^2` and
-    `9k + (2q^3 + 7 + 3z) + 3z + 4g + 8b + 11m`.
-
-    ## Action Space
-    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
-    core rules.
-
-    ## Observation Space
-    As for every `GoalEnv` (see its docstring).
-
-    ## Rewards
-    The win signal on simplifying; `LOSE` (-1) when the two moves run out;
-    otherwise the `MathyEnv` step rewards.
-
-    ## Starting State
-    `poly_combine_in_place_problem` (in this file): 6-12 terms (easy), 9-16
-    (normal) or 16-22 (hard), sometimes with a run of them parenthesized, that
-    two moves (factor out, then add the coefficients) simplify. Complexity is the
-    number of terms.
-
-    ## Episode End
-    Won when no like terms remain and every term is in preferred form; lost after
-    2 moves.
-
-    ## Arguments
-    Every `MathyEnv` keyword (`max_seq_len`, `invalid_action_response`, `seed`, ...).
-    """
-
-    def get_env_namespace(self) -> str:
-        return NAMESPACE
-
-    def max_moves_fn(
-        self, problem: MathyEnvProblem, config: MathyEnvProblemArgs
-    ) -> int:
-        return 2
-
-    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        return poly_combine_in_place_problem(
-            self.np_random, params, namespace=self.get_env_namespace()
-        )
 
 
 def poly_combine_in_place_problem(
@@ -137,6 +88,50 @@ def _rewritten(parsed: ParsedExpression, rule: BaseRule, index: int) -> ParsedEx
     change = parsed.rewrite(rule, index)
     assert change.result is not None
     return parse(str(change.result.get_root()))
+
+
+class PolyCombineInPlace(SimplifyGoalEnv):
+    """Combine the single pair of adjacent like terms hidden in a long sum, in two
+    moves.
+
+    ## Description
+    A long sum of unlike terms holds exactly one adjacent like pair. The agent must
+    find it, factor it out and add the coefficients, without moving anything else.
+    Example problems: `3a + 4x + 2x + 5b + 7c + y^2` and
+    `9k + (2q^3 + 7 + 3z) + 3z + 4g + 8b + 11m`.
+
+    ## Action Space
+    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
+    core rules.
+
+    ## Observation Space
+    As for every `GoalEnv` (see its docstring).
+
+    ## Rewards
+    The win signal on simplifying; `LOSE` (-1) when the two moves run out;
+    otherwise the `MathyEnv` step rewards.
+
+    ## Starting State
+    `poly_combine_in_place_problem` (in this file): 6-12 terms (easy), 9-16
+    (normal) or 16-22 (hard), sometimes with a run of them parenthesized, that
+    two moves (factor out, then add the coefficients) simplify. Complexity is the
+    number of terms.
+
+    ## Episode End
+    Won when no like terms remain and every term is in preferred form; lost after
+    2 moves.
+
+    ## Arguments
+    Every `MathyEnv` keyword (`max_seq_len`, `invalid_action_response`, `seed`, ...).
+    """
+
+    namespace = NAMESPACE
+    generator = staticmethod(poly_combine_in_place_problem)
+
+    def max_moves_fn(
+        self, problem: MathyEnvProblem, config: MathyEnvProblemArgs
+    ) -> int:
+        return 2
 
 
 __all__ = (

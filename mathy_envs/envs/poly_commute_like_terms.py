@@ -1,7 +1,7 @@
 """PolyCommuteLikeTerms: bring a like pair together so it can be factored.
 
 Its generator, `poly_commute_like_terms_problem` (built on `commute_like_terms`), is
-below the env."""
+above the env."""
 
 import numpy as np
 from mathy_core import MathExpression
@@ -28,50 +28,6 @@ BLOCKER_COUNTS = {
     MathyEnvDifficulty.normal: (2, 3),
     MathyEnvDifficulty.hard: (5, 9),
 }
-
-
-class PolyCommuteLikeTerms(GoalEnv):
-    """Commute and regroup terms until two like terms can be factored together.
-
-    ## Description
-    A sum holds one like pair separated by `k` unlike terms. The agent wins as soon
-    as distributive factor out applies somewhere, i.e. the pair sits together.
-    Example problems: `4x + 2y + 3x` and `5b + 2z + 7a + 8k + z + 3m`.
-
-    ## Action Space
-    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
-    core rules.
-
-    ## Observation Space
-    As for every `GoalEnv` (see its docstring).
-
-    ## Rewards
-    The win signal when factor out becomes possible; `LOSE` (-1) on running out of
-    moves or a fourth revisit; otherwise the `MathyEnv` step rewards.
-
-    ## Starting State
-    `poly_commute_like_terms_problem` (in this file): `k` blockers between the pair, 1-2
-    (easy), 2-3 (normal) or 5-9 (hard), with up to two unlike terms on each side.
-    Complexity is `k + 1`.
-
-    ## Episode End
-    Won when distributive factor out applies to some node; lost after
-    `complexity * 4` moves or on a fourth revisit.
-
-    ## Arguments
-    Every `MathyEnv` keyword (`max_seq_len`, `invalid_action_response`, `seed`, ...).
-    """
-
-    def get_env_namespace(self) -> str:
-        return NAMESPACE
-
-    def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
-        return factor_out_applies(self.tree_of(env_state, expression))
-
-    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        return poly_commute_like_terms_problem(
-            self.np_random, params, namespace=self.get_env_namespace()
-        )
 
 
 def poly_commute_like_terms_problem(
@@ -108,6 +64,45 @@ def commute_like_terms(
         return GeneratedProblem(" + ".join(terms), num_blockers + 1)
 
     return retry(build, tree_check(factor_out_applies), "commute_like_terms")
+
+
+class PolyCommuteLikeTerms(GoalEnv):
+    """Commute and regroup terms until two like terms can be factored together.
+
+    ## Description
+    A sum holds one like pair separated by `k` unlike terms. The agent wins as soon
+    as distributive factor out applies somewhere, i.e. the pair sits together.
+    Example problems: `4x + 2y + 3x` and `5b + 2z + 7a + 8k + z + 3m`.
+
+    ## Action Space
+    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
+    core rules.
+
+    ## Observation Space
+    As for every `GoalEnv` (see its docstring).
+
+    ## Rewards
+    The win signal when factor out becomes possible; `LOSE` (-1) on running out of
+    moves or a fourth revisit; otherwise the `MathyEnv` step rewards.
+
+    ## Starting State
+    `poly_commute_like_terms_problem` (in this file): `k` blockers between the pair, 1-2
+    (easy), 2-3 (normal) or 5-9 (hard), with up to two unlike terms on each side.
+    Complexity is `k + 1`.
+
+    ## Episode End
+    Won when distributive factor out applies to some node; lost after
+    `complexity * 4` moves or on a fourth revisit.
+
+    ## Arguments
+    Every `MathyEnv` keyword (`max_seq_len`, `invalid_action_response`, `seed`, ...).
+    """
+
+    namespace = NAMESPACE
+    generator = staticmethod(poly_commute_like_terms_problem)
+
+    def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
+        return factor_out_applies(self.tree_of(env_state, expression))
 
 
 __all__ = (

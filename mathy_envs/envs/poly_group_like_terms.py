@@ -1,7 +1,7 @@
 """PolyGroupLikeTerms: reorder a sum so each kind of term forms one run.
 
 Its generator, `poly_group_like_terms_problem` (built on `group_like_terms`), is
-below the env."""
+above the env."""
 
 import numpy as np
 from mathy_core import MathExpression
@@ -29,6 +29,38 @@ TERM_COUNTS = {
     MathyEnvDifficulty.normal: (5, 10),
     MathyEnvDifficulty.hard: (11, 16),
 }
+
+
+def poly_group_like_terms_problem(
+    rng: np.random.Generator, params: MathyEnvProblemArgs, *, namespace: str = NAMESPACE
+) -> MathyEnvProblem:
+    """A PolyGroupLikeTerms problem: `group_like_terms` with a term count drawn
+    from `TERM_COUNTS[params.difficulty]`."""
+    low, high = TERM_COUNTS[generator_difficulty(rng, params, namespace)]
+    text, complexity = group_like_terms(rng, rand_int(rng, low, high))
+    return MathyEnvProblem(text, complexity, namespace)
+
+
+def group_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedProblem:
+    """A shuffled sum of `num_terms` terms in which some kind of term appears more
+    than once, and at least one kind is split into separate runs.
+    Complexity: `num_terms`."""
+    if num_terms < 3:
+        raise ValueError(f"num_terms must be at least 3, got {num_terms}")
+
+    def build() -> GeneratedProblem:
+        groups = rand_int(rng, 1, max(1, num_terms // 3))
+        kinds = rand_templates(rng, groups, common=True)
+        members = [kind for kind in kinds for _ in range(2)]
+        for _ in range(num_terms - len(members)):
+            if chance(rng, 0.5):
+                members.append(kinds[int(rng.integers(len(kinds)))])
+            else:
+                members.extend(rand_templates(rng, 1, kinds + members))
+        terms = shuffled(rng, [rand_term(rng, kind) for kind in members])
+        return GeneratedProblem(" + ".join(terms), num_terms)
+
+    return retry(build, tree_check(like_terms_grouped), "group_like_terms")
 
 
 class PolyGroupLikeTerms(GoalEnv):
@@ -64,48 +96,11 @@ class PolyGroupLikeTerms(GoalEnv):
     Every `MathyEnv` keyword (`max_seq_len`, `invalid_action_response`, `seed`, ...).
     """
 
-    def get_env_namespace(self) -> str:
-        return NAMESPACE
+    namespace = NAMESPACE
+    generator = staticmethod(poly_group_like_terms_problem)
 
     def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
         return like_terms_grouped(self.tree_of(env_state, expression))
-
-    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        return poly_group_like_terms_problem(
-            self.np_random, params, namespace=self.get_env_namespace()
-        )
-
-
-def poly_group_like_terms_problem(
-    rng: np.random.Generator, params: MathyEnvProblemArgs, *, namespace: str = NAMESPACE
-) -> MathyEnvProblem:
-    """A PolyGroupLikeTerms problem: `group_like_terms` with a term count drawn
-    from `TERM_COUNTS[params.difficulty]`."""
-    low, high = TERM_COUNTS[generator_difficulty(rng, params, namespace)]
-    text, complexity = group_like_terms(rng, rand_int(rng, low, high))
-    return MathyEnvProblem(text, complexity, namespace)
-
-
-def group_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedProblem:
-    """A shuffled sum of `num_terms` terms in which some kind of term appears more
-    than once, and at least one kind is split into separate runs.
-    Complexity: `num_terms`."""
-    if num_terms < 3:
-        raise ValueError(f"num_terms must be at least 3, got {num_terms}")
-
-    def build() -> GeneratedProblem:
-        groups = rand_int(rng, 1, max(1, num_terms // 3))
-        kinds = rand_templates(rng, groups, common=True)
-        members = [kind for kind in kinds for _ in range(2)]
-        for _ in range(num_terms - len(members)):
-            if chance(rng, 0.5):
-                members.append(kinds[int(rng.integers(len(kinds)))])
-            else:
-                members.extend(rand_templates(rng, 1, kinds + members))
-        terms = shuffled(rng, [rand_term(rng, kind) for kind in members])
-        return GeneratedProblem(" + ".join(terms), num_terms)
-
-    return retry(build, tree_check(like_terms_grouped), "group_like_terms")
 
 
 __all__ = (

@@ -1,7 +1,7 @@
 """PolyHaystackLikeTerms: find the one pair of like terms in a sum.
 
 Its generator, `poly_haystack_like_terms_problem` (built on `haystack_like_terms`),
-is below the env."""
+is above the env."""
 
 from typing import Any, List, Optional, Sequence, Tuple, Type
 
@@ -31,6 +31,32 @@ TERM_COUNTS = {
     MathyEnvDifficulty.normal: (4, 7),
     MathyEnvDifficulty.hard: (5, 12),
 }
+
+
+def poly_haystack_like_terms_problem(
+    rng: np.random.Generator, params: MathyEnvProblemArgs, *, namespace: str = NAMESPACE
+) -> MathyEnvProblem:
+    """A PolyHaystackLikeTerms problem: `haystack_like_terms` with a term count
+    drawn from `TERM_COUNTS[params.difficulty]`."""
+    low, high = TERM_COUNTS[generator_difficulty(rng, params, namespace)]
+    text, complexity = haystack_like_terms(rng, rand_int(rng, low, high))
+    return MathyEnvProblem(text, complexity, namespace)
+
+
+def haystack_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedProblem:
+    """A sum of `num_terms` terms, each a coefficient times a variable (maybe with
+    an exponent), in which exactly one pair of terms is alike. Complexity: 2."""
+    if num_terms < 2:
+        raise ValueError(f"num_terms must be at least 2, got {num_terms}")
+
+    def build() -> GeneratedProblem:
+        kinds = rand_templates(rng, num_terms - 1)
+        terms = [rand_term(rng, kind, coefficient_probability=1.0) for kind in kinds]
+        like = kinds[int(rng.integers(len(kinds)))]
+        terms.append(rand_term(rng, like, 1.0))
+        return GeneratedProblem(" + ".join(shuffled(rng, terms)), 2)
+
+    return retry(build, lambda parsed: False, "haystack_like_terms")
 
 
 class PolyHaystackLikeTerms(GoalEnv):
@@ -71,14 +97,14 @@ class PolyHaystackLikeTerms(GoalEnv):
       `seed`, ...)
     """
 
+    namespace = NAMESPACE
+    generator = staticmethod(poly_haystack_like_terms_problem)
+
     moves_per_complexity = 1
     goal_depends_on_history = True
 
     def __init__(self, preferred_term_commute: bool = True, **kwargs: Any) -> None:
         super().__init__(preferred_term_commute=preferred_term_commute, **kwargs)
-
-    def get_env_namespace(self) -> str:
-        return NAMESPACE
 
     def get_rewarding_actions(self, state: MathyEnvState) -> List[Type[BaseRule]]:
         return [RestateSubtractionRule]
@@ -121,37 +147,6 @@ class PolyHaystackLikeTerms(GoalEnv):
             return EnvRewards.LOSE
         distance = min(abs(index - like) for like in likes)
         return EnvRewards.LOSE - min(1.0, distance / max(1, max(terms)))
-
-    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        return poly_haystack_like_terms_problem(
-            self.np_random, params, namespace=self.get_env_namespace()
-        )
-
-
-def poly_haystack_like_terms_problem(
-    rng: np.random.Generator, params: MathyEnvProblemArgs, *, namespace: str = NAMESPACE
-) -> MathyEnvProblem:
-    """A PolyHaystackLikeTerms problem: `haystack_like_terms` with a term count
-    drawn from `TERM_COUNTS[params.difficulty]`."""
-    low, high = TERM_COUNTS[generator_difficulty(rng, params, namespace)]
-    text, complexity = haystack_like_terms(rng, rand_int(rng, low, high))
-    return MathyEnvProblem(text, complexity, namespace)
-
-
-def haystack_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedProblem:
-    """A sum of `num_terms` terms, each a coefficient times a variable (maybe with
-    an exponent), in which exactly one pair of terms is alike. Complexity: 2."""
-    if num_terms < 2:
-        raise ValueError(f"num_terms must be at least 2, got {num_terms}")
-
-    def build() -> GeneratedProblem:
-        kinds = rand_templates(rng, num_terms - 1)
-        terms = [rand_term(rng, kind, coefficient_probability=1.0) for kind in kinds]
-        like = kinds[int(rng.integers(len(kinds)))]
-        terms.append(rand_term(rng, like, 1.0))
-        return GeneratedProblem(" + ".join(shuffled(rng, terms)), 2)
-
-    return retry(build, lambda parsed: False, "haystack_like_terms")
 
 
 __all__ = (

@@ -1,6 +1,6 @@
 """PolySimplify: combine like terms until the polynomial is fully simplified.
 
-Its generator, `poly_simplify_problem` (built on `simplify_terms`), is below the
+Its generator, `poly_simplify_problem` (built on `simplify_terms`), is above the
 env."""
 
 from typing import Any, List, Optional, Sequence
@@ -30,57 +30,6 @@ TERM_COUNTS = {
     MathyEnvDifficulty.normal: (4, 7),
     MathyEnvDifficulty.hard: (4, 9),
 }
-
-
-class PolySimplify(SimplifyGoalEnv):
-    """Simplify a polynomial by combining its like terms.
-
-    ## Description
-    The agent rewrites a sum of terms such as `4x + 2y + 2x` until no like terms
-    remain and every term is in the preferred form (`6x + 2y`). Example problems:
-    `2x + 5y + x` and `4x^2 + (3z + 7x^2) + z`.
-
-    ## Action Space
-    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
-    core rules.
-
-    ## Observation Space
-    As for every `GoalEnv` (see its docstring).
-
-    ## Rewards
-    The win signal (`1 + 1/moves_used`, capped at 2) when the expression is
-    simplified; `LOSE` (-1) on running out of moves or visiting an expression a
-    fourth time; otherwise the `MathyEnv` step rewards (helpful +0.01, unhelpful
-    -0.01, time step -0.01, revisits -0.02 per visit).
-
-    ## Starting State
-    `poly_simplify_problem` (in this file): a sum of terms with at least one group of
-    like terms, sometimes shuffled or partly parenthesized: 2-5 terms (easy), 4-7
-    (normal), 4-9 (hard). Complexity is the number of terms.
-
-    ## Episode End
-    The episode is won when no like terms remain and every term is in preferred
-    form; it is lost after `complexity * 4` moves or on a fourth revisit.
-
-    ## Arguments
-    - `ops`: the operators placed between generated terms (default `["+"]`)
-    - every `MathyEnv` keyword (`max_seq_len`, `invalid_action_response`, `seed`, ...)
-    """
-
-    def __init__(self, ops: Optional[List[str]] = None, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.ops: List[str] = list(ops) if ops is not None else ["+"]
-        """The operators placed between generated terms."""
-        if not self.ops:
-            raise ValueError("ops must name at least one operator")
-
-    def get_env_namespace(self) -> str:
-        return NAMESPACE
-
-    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        return poly_simplify_problem(
-            self.np_random, params, ops=self.ops, namespace=self.get_env_namespace()
-        )
 
 
 def poly_simplify_problem(
@@ -134,6 +83,58 @@ def simplify_terms(
         return GeneratedProblem(text, num_terms)
 
     return retry(build, simplified_entry, "simplify_terms")
+
+
+class PolySimplify(SimplifyGoalEnv):
+    """Simplify a polynomial by combining its like terms.
+
+    ## Description
+    The agent rewrites a sum of terms such as `4x + 2y + 2x` until no like terms
+    remain and every term is in the preferred form (`6x + 2y`). Example problems:
+    `2x + 5y + x` and `4x^2 + (3z + 7x^2) + z`.
+
+    ## Action Space
+    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
+    core rules.
+
+    ## Observation Space
+    As for every `GoalEnv` (see its docstring).
+
+    ## Rewards
+    The win signal (`1 + 1/moves_used`, capped at 2) when the expression is
+    simplified; `LOSE` (-1) on running out of moves or visiting an expression a
+    fourth time; otherwise the `MathyEnv` step rewards (helpful +0.01, unhelpful
+    -0.01, time step -0.01, revisits -0.02 per visit).
+
+    ## Starting State
+    `poly_simplify_problem` (in this file): a sum of terms with at least one group of
+    like terms, sometimes shuffled or partly parenthesized: 2-5 terms (easy), 4-7
+    (normal), 4-9 (hard). Complexity is the number of terms.
+
+    ## Episode End
+    The episode is won when no like terms remain and every term is in preferred
+    form; it is lost after `complexity * 4` moves or on a fourth revisit.
+
+    ## Arguments
+    - `ops`: the operators placed between generated terms (default `["+"]`)
+    - every `MathyEnv` keyword (`max_seq_len`, `invalid_action_response`, `seed`, ...)
+    """
+
+    namespace = NAMESPACE
+    generator = staticmethod(poly_simplify_problem)
+
+    def __init__(self, ops: Optional[List[str]] = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.ops: List[str] = list(ops) if ops is not None else ["+"]
+        """The operators placed between generated terms."""
+        if not self.ops:
+            raise ValueError("ops must name at least one operator")
+
+    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+        """The class's `generator`, with this env's `ops`."""
+        return poly_simplify_problem(
+            self.np_random, params, ops=self.ops, namespace=self.get_env_namespace()
+        )
 
 
 __all__ = (

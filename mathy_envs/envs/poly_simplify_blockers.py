@@ -1,7 +1,7 @@
 """PolySimplifyBlockers: move a like term around blockers, then simplify.
 
 Its generator, `poly_simplify_blockers_problem` (built on `commute_blockers`), is
-below the env."""
+above the env."""
 
 from typing import Sequence
 
@@ -28,48 +28,6 @@ BLOCKER_COUNTS = {
     MathyEnvDifficulty.normal: (2, 4),
     MathyEnvDifficulty.hard: (3, 6),
 }
-
-
-class PolySimplifyBlockers(SimplifyGoalEnv):
-    """Simplify a polynomial whose like terms are kept apart by blocker terms.
-
-    ## Description
-    Two like terms are separated by a parenthesized group of unlike "blocker"
-    terms, so the agent must commute and regroup before it can combine them.
-    Example problems: `4x + (y + f) + x` and `7a + 4x + (2f + j) + x + 3d`.
-
-    ## Action Space
-    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
-    core rules.
-
-    ## Observation Space
-    As for every `GoalEnv` (see its docstring).
-
-    ## Rewards
-    The win signal (`1 + 1/moves_used`, capped at 2) on simplifying; `LOSE` (-1)
-    on running out of moves or a fourth revisit; otherwise the `MathyEnv` step
-    rewards.
-
-    ## Starting State
-    `poly_simplify_blockers_problem` (in this file): a like pair around 1-2
-    blockers (easy), 2-4 (normal) or 3-6 (hard), either alone or inside a
-    four-term frame. Complexity is the number of terms.
-
-    ## Episode End
-    Won when no like terms remain and every term is in preferred form; lost after
-    `complexity * 4` moves or on a fourth revisit.
-
-    ## Arguments
-    Every `MathyEnv` keyword (`max_seq_len`, `invalid_action_response`, `seed`, ...).
-    """
-
-    def get_env_namespace(self) -> str:
-        return NAMESPACE
-
-    def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
-        return poly_simplify_blockers_problem(
-            self.np_random, params, namespace=self.get_env_namespace()
-        )
 
 
 def poly_simplify_blockers_problem(
@@ -108,6 +66,43 @@ def commute_blockers(rng: np.random.Generator, num_blockers: int) -> GeneratedPr
 def _parenthesized(terms: Sequence[str]) -> str:
     inner = " + ".join(terms)
     return f"({inner})" if len(terms) > 1 else inner
+
+
+class PolySimplifyBlockers(SimplifyGoalEnv):
+    """Simplify a polynomial whose like terms are kept apart by blocker terms.
+
+    ## Description
+    Two like terms are separated by a parenthesized group of unlike "blocker"
+    terms, so the agent must commute and regroup before it can combine them.
+    Example problems: `4x + (y + f) + x` and `7a + 4x + (2f + j) + x + 3d`.
+
+    ## Action Space
+    As for every `GoalEnv` (see its docstring): `(rule, node)` over the seven
+    core rules.
+
+    ## Observation Space
+    As for every `GoalEnv` (see its docstring).
+
+    ## Rewards
+    The win signal (`1 + 1/moves_used`, capped at 2) on simplifying; `LOSE` (-1)
+    on running out of moves or a fourth revisit; otherwise the `MathyEnv` step
+    rewards.
+
+    ## Starting State
+    `poly_simplify_blockers_problem` (in this file): a like pair around 1-2
+    blockers (easy), 2-4 (normal) or 3-6 (hard), either alone or inside a
+    four-term frame. Complexity is the number of terms.
+
+    ## Episode End
+    Won when no like terms remain and every term is in preferred form; lost after
+    `complexity * 4` moves or on a fourth revisit.
+
+    ## Arguments
+    Every `MathyEnv` keyword (`max_seq_len`, `invalid_action_response`, `seed`, ...).
+    """
+
+    namespace = NAMESPACE
+    generator = staticmethod(poly_simplify_blockers_problem)
 
 
 __all__ = (

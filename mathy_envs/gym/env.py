@@ -20,6 +20,7 @@ from gymnasium.utils import seeding
 from ..env import MAX_PROBLEM_ATTEMPTS, MathyEnv
 from ..limits import check_move_budget, quote, type_name
 from .._engine import MaskArray
+from .._env.outcome import outcome_of
 from ..observations import (
     ObservationKind,
     ObservationType,
@@ -27,7 +28,7 @@ from ..observations import (
     to_observation_type,
 )
 from ..state import MathyEnvState
-from ..time_step import TimeStep, is_terminal_transition
+from ..time_step import TimeStep
 from ..types import MathyEnvProblem, MathyEnvProblemArgs
 from .spaces import (
     MaskedDiscrete,
@@ -293,9 +294,8 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
         # The env's reward scheme ends the episode (a loss) when the expression
         # outgrows max_seq_len; no observation can hold it, so the agent sees the
         # last observation that fit, with no valid action.
-        reward = time_step.reward
-        terminated = is_terminal_transition(time_step)
         oversize = self.mathy.node_count(text) > self.mathy.max_seq_len
+        outcome = outcome_of(time_step, next_state.agent.moves_remaining, valid, oversize)
         if oversize:
             mask: npt.NDArray[np.int8] = np.zeros(self.action_size, np.int8)
             no_moves = np.zeros((len(self.mathy.rules), 0), np.int8)
@@ -304,14 +304,7 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             moves = self._offered_moves(next_state)
             mask = self.mathy.flat_moves(moves)
             observation = self._observe(next_state, moves, mask)
-        truncated = next_state.agent.moves_remaining <= 0
-        over = terminated or truncated
-        info: Dict[str, Any] = {
-            "action_mask": mask.copy(),
-            "valid": np.array(valid),
-            "oversize": np.array(oversize),
-            "win": np.array(bool(terminated and not oversize and reward > 0)),
-        }
+        info: Dict[str, Any] = {"action_mask": mask.copy(), **outcome.info()}
         if self.published_info:
             info["change"] = StepChange(rule_name, node_index, text)
             info["transition"] = TimeStep(
@@ -320,12 +313,12 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
                 time_step.discount,
                 time_step.observation,
             )
-            info["done"] = over
-            info["truncated"] = truncated
-        self._commit(next_state, mask, episode_over=over)
+            info["done"] = outcome.done
+            info["truncated"] = outcome.truncated
+        self._commit(next_state, mask, episode_over=outcome.done)
         if self.render_mode == "human":
             self.render()
-        return observation, float(reward), terminated, truncated, info
+        return observation, outcome.reward, outcome.terminated, outcome.truncated, info
 
     def render(self) -> Optional[str]:
         if self.state is None:

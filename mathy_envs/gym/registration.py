@@ -64,9 +64,9 @@ def gym_env_factories(
     """Gymnasium id -> its `GymEnvFactory`, for every task of `tasks` (task name ->
     `MathyEnv` class; the built-in `ENV_TASKS` by default) and every difficulty.
 
-    A `ValueError` for a class that does not define `get_env_namespace` and
-    `problem_fn` (`MathyEnv` itself, `GoalEnv`): every reset of its ids would
-    fail."""
+    A `ValueError` for a class that defines neither `get_env_namespace` nor a
+    `namespace`, or neither `problem_fn` nor a `generator` (`MathyEnv` itself,
+    `GoalEnv`): every reset of its ids would fail."""
     factories: Dict[str, GymEnvFactory] = {}
     for task, env_class in _task_items(tasks):
         check_task_name(task)
@@ -74,22 +74,30 @@ def gym_env_factories(
             raise ValueError(
                 f"task {quote(task)}: expected a MathyEnv subclass, got {quote(env_class)}"
             )
-        missing = [name for name in _ABSTRACT if getattr(env_class, name) is vars(MathyEnv)[name]]
+        missing = [
+            (method, attribute)
+            for method, attribute in _ABSTRACT
+            if getattr(env_class, method) is vars(MathyEnv)[method]
+            and getattr(env_class, attribute, None) is None
+        ]
         if missing:
             raise ValueError(
                 f"task {quote(task)}: {quote(env_class)} can't play an id: it does not "
-                f"define {' or '.join(missing)} (MathyEnv's raise NotImplementedError "
-                "at every reset); register a subclass that defines them"
+                f"define {' or '.join(method for method, _ in missing)} (nor declare "
+                f"{' or '.join(attribute for _, attribute in missing)}; MathyEnv's "
+                "raise NotImplementedError at every reset); register a subclass that "
+                "defines them"
             )
         for difficulty in MathyEnvDifficulty:
             factories[gym_id(task, difficulty)] = GymEnvFactory(env_class, difficulty)
     return factories
 
 
-_ABSTRACT = ("get_env_namespace", "problem_fn")
-"""The `MathyEnv` methods a class must define to play an id: every episode's
-problem type is `get_env_namespace()`, and an id's problems come from
-`problem_fn`."""
+_ABSTRACT = (("get_env_namespace", "namespace"), ("problem_fn", "generator"))
+"""The `MathyEnv` methods a class must define to play an id, each with the class
+attribute their defaults read instead: every episode's problem type is
+`get_env_namespace()` (the class's `namespace`), and an id's problems come from
+`problem_fn` (which calls the class's `generator`)."""
 
 
 TASK_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")

@@ -17,6 +17,7 @@ import numpy.typing as npt
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from .._env.outcome import step_info
 from ..batch import StepBatch
 from ..env import MathyEnv
 from ..limits import quote, type_name
@@ -58,6 +59,8 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
 
     `MathyVectorEnv.from_id("mathy-poly-normal-v0", 64)` builds one for a
     registered id.
+    `native_reason` and `native_fraction` tell whether (and how often) the
+    native kernel took the steps.
     """
 
     metadata: Dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}
@@ -90,6 +93,18 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.single_action_space = gymnasium.spaces.Discrete(self.mathy.action_size)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+
+    @property
+    def native_fraction(self) -> float:
+        """The share of the steps since the last reset the native kernel took
+        (`StepBatch.native_fraction` of `batch`)."""
+        return self.batch.native_fraction
+
+    @property
+    def native_reason(self) -> Optional[str]:
+        """None while the native kernel takes the steps, else why not
+        (`StepBatch.native_reason` of `batch`)."""
+        return self.batch.native_reason
 
     @classmethod
     def from_id(cls, env_id: str, num_envs: int, **kwargs: Any) -> "MathyVectorEnv":
@@ -152,8 +167,9 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
         if not stepped.any():
             return infos
         batch = self.batch
-        for key, values in (("valid", batch.valid), ("oversize", batch.oversize), ("win", batch.won)):
-            infos[key] = values & stepped
+        played = step_info(batch.valid & stepped, batch.oversize & stepped, batch.won & stepped)
+        for key, values in played.items():
+            infos[key] = values
             infos["_" + key] = stepped.copy()
         return infos
 

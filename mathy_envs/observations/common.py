@@ -298,8 +298,8 @@ class ObservationInputs(NamedTuple):
       after the time in flat observations, a fifth node-feature column in the
       others), and so does `node_features()`
 
-    The built-in builders unpack the fields in this order (it is faster than
-    reading them by name on the hot path).
+    Builders read the fields by name (the built-in ones do); the order above
+    is the order of the tuple.
     """
 
     state: ObservedState

@@ -77,9 +77,16 @@ class FlatObservationKind(ObservationKind[FloatArray]):
     name = ObservationType.FLAT.value
 
     def build(self, inputs: ObservationInputs) -> FloatArray:
-        _, layout, problem_hash, time, mask, rules, normalize, length, shares, seen = inputs
         return flat_observation(
-            layout, problem_hash, time, mask, rules, normalize, length, shares, seen
+            inputs.layout,
+            inputs.problem_hash,
+            inputs.time,
+            inputs.move_mask,
+            inputs.num_rules,
+            inputs.normalize,
+            inputs.max_seq_len,
+            inputs.mask_as_probabilities,
+            inputs.revisits,
         )
 
     def space(self, max_seq_len: int, num_rules: int, revisits: bool = False) -> "spaces.Box":

@@ -63,9 +63,13 @@ class GraphObservationKind(ObservationKind[MathyGraphObservation]):
     name = ObservationType.GRAPH.value
 
     def build(self, inputs: ObservationInputs) -> MathyGraphObservation:
-        _, layout, _, time, mask, rules, normalize, length, shares, seen = inputs
-        flat_mask = action_mask(mask, rules, length, shares)
-        return graph_observation(layout, time, flat_mask, normalize, length, seen)
+        length = inputs.max_seq_len
+        flat_mask = action_mask(
+            inputs.move_mask, inputs.num_rules, length, inputs.mask_as_probabilities
+        )
+        return graph_observation(
+            inputs.layout, inputs.time, flat_mask, inputs.normalize, length, inputs.revisits
+        )
 
     def space(self, max_seq_len: int, num_rules: int, revisits: bool = False) -> "spaces.Dict":
         from gymnasium import spaces

@@ -68,9 +68,13 @@ class HierarchicalObservationKind(ObservationKind[MathyHierarchicalObservation])
     name = ObservationType.HIERARCHICAL.value
 
     def build(self, inputs: ObservationInputs) -> MathyHierarchicalObservation:
-        _, layout, _, time, mask, rules, normalize, length, shares, seen = inputs
-        flat_mask = action_mask(mask, rules, length, shares)
-        return hierarchical_observation(layout, time, flat_mask, normalize, length, seen)
+        length = inputs.max_seq_len
+        flat_mask = action_mask(
+            inputs.move_mask, inputs.num_rules, length, inputs.mask_as_probabilities
+        )
+        return hierarchical_observation(
+            inputs.layout, inputs.time, flat_mask, inputs.normalize, length, inputs.revisits
+        )
 
     def space(self, max_seq_len: int, num_rules: int, revisits: bool = False) -> "spaces.Dict":
         from gymnasium import spaces

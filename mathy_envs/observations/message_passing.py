@@ -72,9 +72,13 @@ class MessagePassingObservationKind(ObservationKind[MathyMessagePassingObservati
     name = ObservationType.MESSAGE_PASSING.value
 
     def build(self, inputs: ObservationInputs) -> MathyMessagePassingObservation:
-        _, layout, _, time, mask, rules, normalize, length, shares, seen = inputs
-        flat_mask = action_mask(mask, rules, length, shares)
-        return message_passing_observation(layout, time, flat_mask, normalize, length, seen)
+        length = inputs.max_seq_len
+        flat_mask = action_mask(
+            inputs.move_mask, inputs.num_rules, length, inputs.mask_as_probabilities
+        )
+        return message_passing_observation(
+            inputs.layout, inputs.time, flat_mask, inputs.normalize, length, inputs.revisits
+        )
 
     def space(self, max_seq_len: int, num_rules: int, revisits: bool = False) -> "spaces.Dict":
         from gymnasium import spaces

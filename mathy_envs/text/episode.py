@@ -18,11 +18,11 @@ lose signal when no move is left), whatever the env's
 
 from typing import NamedTuple, Optional, Tuple
 
+from .._env.outcome import outcome_of
 from ..env import MathyEnv
 from ..limits import quote, type_name
 from .._support.settings import check_seed
 from ..state import MathyEnvState
-from ..time_step import is_terminal_transition
 from ..types import MathyEnvProblemArgs
 from .prompts import MODES, REWRITE, TextMove, prompt_text, text_moves
 from .replies import Verdict, read_reply
@@ -128,16 +128,22 @@ class TextEpisode:
         env = self.env
         if verdict.move is not None:
             after, time_step, _ = env.get_next_state(state, verdict.move)
+            oversize = env.node_count(after.agent.problem) > env.max_seq_len
         else:
             after = state.get_out_state(
                 state.agent.problem, INVALID_ACTION, state.agent.moves_remaining - 1
             )
-            time_step = env.reward_scheme.score_invalid(env, after, env._features(after))
-        reward = float(time_step.reward)
-        done = is_terminal_transition(time_step) or after.agent.moves_remaining <= 0
-        won = is_terminal_transition(time_step) and reward > 0 and verdict.accepted
-        self._enter(after, done)
-        return TextStep(self.prompt(), reward, done, won, verdict)
+            features = after.to_mathy_observation(
+                move_mask=env.valid_moves_array(after), parser=env.parser
+            )
+            time_step = env.reward_scheme.score_invalid(env, after, features)
+            oversize = False  # the expression it had
+        outcome = outcome_of(
+            time_step, after.agent.moves_remaining, verdict.move is not None, oversize
+        )
+        self._enter(after, outcome.done)
+        won = outcome.win and verdict.accepted
+        return TextStep(self.prompt(), outcome.reward, outcome.done, won, verdict)
 
     def _enter(self, state: MathyEnvState, done: bool) -> None:
         self._moves = text_moves(self.env, state)

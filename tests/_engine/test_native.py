@@ -444,3 +444,103 @@ def test_step_flat_checks_its_rows_and_limits_before_the_move() -> None:
             with pytest.raises(ValueError, match="step_flat"):
                 expression.step_flat(*move, False, *values, rows, masks)
             assert (row.tobytes(), mask.tobytes()) == unwritten
+
+
+# -- the bridge: which compiled module it takes (mathy_envs._engine.native) --------------
+
+
+class FakeCore:
+    """A compiled module's own names, as `select_core` reads them."""
+
+    def __init__(self, names: Optional[Tuple[str, ...]], count: Optional[int] = None) -> None:
+        if names is not None:
+            self.CORE_RULE_NAMES = names
+            self.CORE_RULES = len(names) if count is None else count
+
+
+def test_the_built_core_implements_the_rule_table() -> None:
+    from mathy_envs._engine.native import native_built, import_native, rule_table_mismatch
+    from mathy_envs._engine.rules import CORE_RULE_NAMES, core_rules
+
+    if not native_built():
+        pytest.skip("the native core is not built")
+    module = import_native()
+    assert module.CORE_RULE_NAMES == CORE_RULE_NAMES
+    assert module.CORE_RULES == len(core_rules())
+    assert rule_table_mismatch(module, CORE_RULE_NAMES) is None
+
+
+def test_a_compiled_core_with_another_rule_table_is_refused(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from mathy_envs._engine.native import rule_table_mismatch, select_core
+    from mathy_envs._engine.rules import CORE_RULE_NAMES
+
+    names = CORE_RULE_NAMES
+    reordered = (names[1], names[0]) + names[2:]
+    good = FakeCore(names)
+    assert select_core("auto", lambda: good, names) is good  # type: ignore[arg-type,return-value]
+    assert select_core("native", lambda: good, names) is good  # type: ignore[arg-type,return-value]
+    assert select_core("python", lambda: good, names) is None  # type: ignore[arg-type,return-value]
+    for bad in [FakeCore(reordered), FakeCore(names[:-1]), FakeCore(names, 8), FakeCore(None)]:
+        why = rule_table_mismatch(bad, names)  # type: ignore[arg-type]
+        assert why is not None and "rebuild" in why and len(why) < 700
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="mathy_envs"):
+            assert select_core("auto", lambda: bad, names) is None  # type: ignore[arg-type,return-value]
+        assert "running on the pure-Python core" in caplog.text
+        with pytest.raises(ImportError, match="MATHY_ENVS_CORE=native, but mathy_envs' native core implements"):
+            select_core("native", lambda: bad, names)  # type: ignore[arg-type,return-value]
+
+
+def test_a_compiled_core_that_is_not_built_is_the_python_core_or_an_error() -> None:
+    from mathy_envs._engine.native import select_core
+
+    def missing() -> Any:
+        raise ImportError("not here")
+
+    assert select_core("auto", missing, ("A",)) is None
+    with pytest.raises(ImportError, match="native core is not built .not here."):
+        select_core("native", missing, ("A",))
+
+
+def test_a_fresh_process_refuses_a_compiled_core_with_another_table() -> None:
+    # A compiled module whose rule table is not rules.py's (here a stand-in put
+    # where the import finds it first, naming the rules in reverse).
+    from mathy_envs._engine.native import CORE_VARIABLE
+    from mathy_envs._engine.rules import CORE_RULE_NAMES
+
+    code = (
+        "import sys, types\n"
+        "fake = types.ModuleType('mathy_envs._native')\n"
+        f"fake.CORE_RULE_NAMES = {CORE_RULE_NAMES[::-1]!r}\n"
+        f"fake.CORE_RULES = {len(CORE_RULE_NAMES)}\n"
+        "fake.Expression = type('Expression', (), {'parse': staticmethod(lambda text: None)})\n"
+        "sys.modules['mathy_envs._native'] = fake\n"
+        "import mathy_envs._engine.native as native\n"
+        "print(native.CORE)\n"
+    )
+    auto = run_python("-c", code, env={CORE_VARIABLE: "auto"})
+    assert auto.returncode == 0 and auto.stdout.strip() == "python", auto.stderr
+    assert "not the library's" in auto.stderr
+    native = run_python("-c", code, env={CORE_VARIABLE: "native"})
+    assert native.returncode != 0
+    assert "MATHY_ENVS_CORE=native, but mathy_envs' native core implements" in native.stderr
+    # The same process with the real table takes the module.
+    right = code.replace(repr(CORE_RULE_NAMES[::-1]), repr(CORE_RULE_NAMES))
+    same = run_python("-c", right, env={CORE_VARIABLE: "native"})
+    assert same.returncode == 0 and same.stdout.strip() == "native", same.stderr
+
+
+def test_native_expression_is_the_type_of_native_parses() -> None:
+    from mathy_envs._engine import NativeExpression, parse
+    from mathy_envs._engine.native import NATIVE
+
+    entry = parse("4x + 2x")
+    if NATIVE is None:
+        assert entry.native is None
+        with pytest.raises(TypeError):
+            NativeExpression()
+    else:
+        assert NativeExpression is NATIVE.Expression
+        assert isinstance(entry.native, NativeExpression)

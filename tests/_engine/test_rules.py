@@ -65,3 +65,40 @@ def test_a_patched_rule_class_is_mathy_cores_to_answer(
     out, _, _ = env.get_next_state(state, (factor, node))
     assert out.agent.problem == "(4 + 2) * x + 7"
     assert calls, method
+
+
+# -- the core rule table: the one statement of the core rules' order and settings --------
+
+
+def test_core_rules_are_the_tables_rows_in_order() -> None:
+    from mathy_envs._engine.rules import CORE_RULE_NAMES, CORE_RULE_TABLE
+
+    for preferred in (False, True):
+        made = core_rules(preferred_term_commute=preferred)
+        assert [type(rule) for rule in made] == [row.kind for row in CORE_RULE_TABLE]
+        assert [type(rule).__name__ for rule in made] == list(CORE_RULE_NAMES)
+        for rule, row in zip(made, CORE_RULE_TABLE):
+            # Every setting is mathy_core's default but the row's preference.
+            defaults = vars(row.kind())
+            if row.preference is None:
+                assert vars(rule) == defaults
+            else:
+                assert getattr(rule, row.preference) is preferred
+                assert vars(rule).keys() == defaults.keys()
+
+
+def test_commute_index_and_preference_come_from_the_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mathy_envs._engine import rules as table
+
+    row = table.CORE_RULE_TABLE[table.COMMUTE_INDEX]
+    assert row.kind.__name__ == "CommutativeSwapRule" and row.preference == "preferred"
+    assert [row.preference is not None for row in table.CORE_RULE_TABLE].count(True) == 1
+    rules = core_rules()
+    assert table.commute_preference(rules) is False
+    setattr(rules[table.COMMUTE_INDEX], row.preference, True)
+    assert table.commute_preference(rules) is True
+    # commute_preference reads the attribute the table names.
+    monkeypatch.setattr(table, "_PREFERENCE", "not_a_setting")
+    assert table.commute_preference(rules) is None

@@ -199,3 +199,46 @@ def test_good_task_names_still_register() -> None:
         for name in names:
             for difficulty in ("easy", "normal", "hard"):
                 gymnasium.registry.pop(f"mathy-{name}-{difficulty}-v0", None)
+
+
+def _declared_env() -> Any:
+    from mathy_envs.envs import PolySimplify
+    from mathy_envs.envs.goal import SimplifyGoalEnv
+    from mathy_envs.envs.poly_simplify import poly_simplify_problem
+
+    class DeclaredTask(SimplifyGoalEnv):
+        """A task that declares its namespace and generator, no methods."""
+
+        namespace = "zz.declared"
+        generator = staticmethod(poly_simplify_problem)
+
+    assert PolySimplify.generator is poly_simplify_problem
+    return DeclaredTask
+
+
+def test_a_class_that_declares_namespace_and_generator_registers_and_plays() -> None:
+    import gymnasium
+
+    from mathy_envs.gym import register_envs
+
+    declared = _declared_env()
+    try:
+        ids = register_envs({"zz-declared": declared})
+        env = gymnasium.make(ids[0])
+        env.reset(seed=1)
+        assert env.unwrapped.mathy.get_env_namespace() == "zz.declared"  # type: ignore[attr-defined]
+        env.close()
+    finally:
+        for difficulty in ("easy", "normal", "hard"):
+            gymnasium.registry.pop(f"mathy-zz-declared-{difficulty}-v0", None)
+
+
+def test_a_class_that_declares_only_a_namespace_is_refused_for_its_generator() -> None:
+    from mathy_envs.envs.goal import SimplifyGoalEnv
+    from mathy_envs.gym import register_envs
+
+    class NamespaceOnly(SimplifyGoalEnv):
+        namespace = "zz.namespace.only"
+
+    with pytest.raises(ValueError, match=r"does not define problem_fn \(nor declare generator"):
+        register_envs({"zz-namespace-only": NamespaceOnly})

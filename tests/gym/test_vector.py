@@ -318,3 +318,17 @@ def test_a_copied_vector_env_steps_on_as_the_original(how: str) -> None:
         assert ours[4].keys() == theirs[4].keys()
         for key in ours[4]:
             np.testing.assert_array_equal(ours[4][key], theirs[4][key], err_msg=key)
+
+
+def test_the_fast_path_is_shown_on_the_vector_env() -> None:
+    vector = MathyVectorEnv(PolySimplify, 8)
+    vector.reset(seed=0)
+    assert vector.native_fraction == 0.0
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        vector.step(sample_valid_actions(vector.batch.masks, rng))
+    assert vector.native_fraction == vector.batch.native_fraction
+    assert vector.native_reason == vector.batch.native_reason
+    assert (vector.native_reason is None) == (vector.native_fraction > 0)
+    vector.mathy.get_win_signal = lambda env_state: 3.0  # type: ignore[method-assign]
+    assert vector.native_reason == "the env has its own get_win_signal (set on the instance)"

@@ -567,3 +567,57 @@ def test_observation_invariants_on_reachable_states(seed: int, steps: int) -> No
         hier.node_features[:n], expected_features(levels, inorder, time, True),
         rtol=1e-6, atol=1e-7,
     )
+
+
+# -- builders read ObservationInputs by field name -----------------------------------
+
+
+def test_built_in_builders_read_the_inputs_by_field_name() -> None:
+    """Every built-in type builds the same observation from inputs with one more
+    field (a NamedTuple that extends `ObservationInputs`): a builder that unpacked
+    the tuple by position would fail on it."""
+    from typing import NamedTuple, Optional, Tuple
+
+    from mathy_envs.observations import ObservationInputs, ObservationKind, observe
+    from mathy_envs.observations.registry import get_observation_kind
+
+    seen: List[ObservationInputs] = []
+
+    class Recorder(ObservationKind[int]):
+        name = "zz-recorder"
+
+        def build(self, inputs: ObservationInputs) -> int:
+            seen.append(inputs)
+            return 0
+
+        def space(self, max_seq_len: int, num_rules: int) -> Any:
+            raise NotImplementedError
+
+    class Wider(NamedTuple):
+        state: Any
+        layout: Any
+        problem_hash: Tuple[float, float]
+        time: float
+        move_mask: Any
+        num_rules: int
+        normalize: bool
+        max_seq_len: int
+        mask_as_probabilities: bool = False
+        revisits: Optional[float] = None
+        extra: str = "not a field of ObservationInputs"
+
+    env = envs.PolySimplify()
+    state = env.state_from_text("4x + 2y + 3x", max_moves=10)
+    mask = env.valid_moves_array(state)
+    observe(state, Recorder(), mask, None, None, True, 20, True, True)
+    inputs = seen[-1]
+    wider = Wider(*inputs)
+    for obs_type in ObservationType:
+        kind = get_observation_kind(obs_type)
+        expected = kind.build(inputs)
+        got = kind.build(wider)  # type: ignore[arg-type]
+        if isinstance(expected, np.ndarray):
+            np.testing.assert_array_equal(got, expected)
+        else:
+            for name in expected._fields:
+                np.testing.assert_array_equal(getattr(got, name), getattr(expected, name))

@@ -9,10 +9,12 @@ import pytest
 from helpers import ENV_DIFFICULTY_CASES, HOSTILE_REPLIES, snapshot, time_limit
 
 from mathy_envs.envs import ENV_TASKS, PolySimplify
+from mathy_envs.gym import MathyGymEnv
+from mathy_envs.rewards import RewardScheme
 from mathy_envs.expert import without_loops
 from mathy_envs.swarm import SwarmConfig, swarm_solve
 from mathy_envs.text import ACCEPTED, CHOOSE, MALFORMED, REWRITE, TextEpisode, text_moves
-from mathy_envs.time_step import is_terminal_transition
+from mathy_envs.time_step import is_terminal_transition, termination
 from mathy_envs.types import EnvRewards, MathyEnvDifficulty, MathyEnvProblemArgs
 
 
@@ -146,3 +148,47 @@ def test_every_hostile_reply_is_an_invalid_move_judged_in_linear_time(mode: str)
             step = episode.step(reply)
         assert not step.verdict.accepted and not step.done, name
         assert step.reward == EnvRewards.INVALID_MOVE
+
+
+def test_a_refused_reply_is_scored_without_the_envs_private_parts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The invalid move's observation is built from the env's public methods.
+    def private(*args: Any) -> Any:
+        raise AssertionError("TextEpisode read MathyEnv._features")
+
+    monkeypatch.setattr(PolySimplify, "_features", private, raising=False)
+    episode = TextEpisode(PolySimplify(), mode=REWRITE)
+    episode.reset(problem="4x + 2y + 3x")
+    step = episode.step("not an expression at all")
+    assert not step.verdict.accepted and step.reward == EnvRewards.INVALID_MOVE
+
+
+class _PaysForOversize(RewardScheme):
+    """A user's scheme: outgrowing max_seq_len ends the episode with a prize."""
+
+    def oversize(self, env: Any, state: Any, features: Any) -> Any:
+        step = super().oversize(env, state, features)
+        return None if step is None else termination(features, 5.0)
+
+
+def test_an_expression_that_outgrew_the_env_is_no_win_as_in_the_gym_env() -> None:
+    # "2(x + y) + x" (7 nodes) distributed is "2x + 2y + x" (9 nodes): with
+    # max_seq_len=7 the step ends the episode; its positive reward is no win,
+    # as MathyGymEnv's info["win"] says.
+    env = PolySimplify(max_seq_len=7, reward_scheme=_PaysForOversize())
+    episode = TextEpisode(env, mode=REWRITE)
+    episode.reset(problem="2(x + y) + x", max_moves=10)
+    state = episode.state
+    assert state is not None
+    grown = next(text for text in env.move_results(state).values() if env.node_count(text) > 7)
+    step = episode.step(f"I distribute.\n{grown}")
+    assert step.verdict.accepted and step.done and step.reward == 5.0
+    assert not step.won
+    gym = MathyGymEnv(
+        PolySimplify, env_problem="2(x + y) + x", max_seq_len=7, reward_scheme=_PaysForOversize()
+    )
+    gym.reset(seed=0)
+    move = next(move for move, text in env.move_results(state).items() if text == grown)
+    _, reward, terminated, _, info = gym.step(move[0] * 7 + move[1])
+    assert terminated and reward == 5.0 and not info["win"]
