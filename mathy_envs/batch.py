@@ -152,11 +152,13 @@ class _Episode:
     (their states are made when asked for), its moves left, its visits per text
     and whether it ended."""
 
-    __slots__ = ("made", "taken", "left", "visits", "over", "first", "first_key")
+    __slots__ = ("made", "taken", "text", "left", "visits", "over", "first", "first_key")
 
     def __init__(self, state: MathyEnvState, parser: ExpressionParser) -> None:
         self.made = state
         self.taken: List[Tuple[str, Tuple[int, int]]] = []
+        self.text = state.agent.problem
+        """The episode's expression (the last step's text)."""
         self.left = state.agent.moves_remaining
         # Its texts' visits, the first in its canonical form (as moves print it).
         self.visits = visit_counts(state.agent.history, parser)
@@ -187,11 +189,6 @@ class _Episode:
     def __setstate__(self, state: Dict[str, Any]) -> None:
         for name in self.__slots__:
             setattr(self, name, state[name])
-
-    @property
-    def text(self) -> str:
-        """The episode's expression."""
-        return self.taken[-1][0] if self.taken else self.made.agent.problem
 
     @property
     def state(self) -> MathyEnvState:
@@ -567,15 +564,18 @@ class StepBatch:
             return None
         text, won = made
         episode.taken.append((text, (rule, node)))
+        episode.text = text
         left = episode.left = episode.left - 1
         visits = episode.visit(text)
+        visits_of_episode = episode.visits
         max_moves = episode.made.max_moves
         # The step fits (the kernel checked the size) and was valid.
         reward, terminal = plan.scoring.verdict(won, left, max_moves, visits, rule)
         self._write_head(
             self._rows[index], episode.made.agent.problem_type, episode_time(max_moves, left), visits
         )
-        self._offer(index, episode)
+        if self.mask_revisits and not self._kernel.offer(index, visits_of_episode):
+            self._offer(index, episode)
         return step_outcome(reward, terminal, left, True, False)
 
     def _write_head(
@@ -604,7 +604,7 @@ class StepBatch:
         text = state.agent.problem
         episode.visit(text)
         self._kernel.forget(index)
-        episode.made, episode.left = state, state.agent.moves_remaining
+        episode.made, episode.left, episode.text = state, state.agent.moves_remaining, text
         oversize = env.node_count(text) > env.max_seq_len
         if oversize:
             # No observation holds the expression: the last one that fit, with
@@ -661,11 +661,11 @@ class StepBatch:
         where it took the step."""
         if not self.mask_revisits:
             return
+        if self._kernel.offer(index, episode.visits):
+            return
         valid = self._mask_rows[index]
         offered = self._offered_rows[index]
         offered[:] = valid
-        if self._kernel.offer(index, episode.visits):
-            return
         if not valid.any():
             return  # no valid move (an oversize step shows none)
         # The env's own answer (a subclass may change it).

@@ -31,8 +31,8 @@ The expression tree a scheme of your own is given is a private copy: it may keep
 or change it without changing any later answer of the env.
 """
 
-from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Type
+from dataclasses import dataclass, field, fields
+from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Type
 
 from mathy_core import BaseRule, MathExpression
 from mathy_core.rules import (
@@ -146,78 +146,82 @@ class Scoring:
     (`win_signal`, the built-in goal envs' `get_win_signal`)."""
     order: Tuple[str, ...] = SCORING_ORDER
     """The order of the checks."""
-    _checks: Tuple["_DataCheck", ...] = field(init=False, repr=False, compare=False)
+    verdict: "_VerdictFunction" = field(init=False, repr=False, compare=False)
+    """`verdict(won, moves_left, max_moves, visits, rule, oversize=False)`:
+    `(reward, terminal)` of a valid step, as `RewardScheme.score` gives it: the
+    step applied rule `rule`, the env's own verdict was a win (`won`) or none,
+    `moves_left` of `max_moves` moves are left, the new expression was seen
+    `visits` times (this step's visit included) and, with `oversize`, has more
+    nodes than `max_seq_len`. Made from the data when the scoring is made."""
 
     def __post_init__(self) -> None:
-        unknown = [name for name in self.order if name not in _VERDICTS]
+        unknown = [name for name in self.order if name not in _DATA_CHECKS]
         if unknown:
             raise ValueError(
-                f"order must name checks of {list(_VERDICTS)}, got {quote(unknown, 120)}"
+                f"order must name checks of {list(_DATA_CHECKS)}, got {quote(unknown, 120)}"
             )
-        # The checks in order, looked up once.
-        object.__setattr__(self, "_checks", tuple(_VERDICTS[name] for name in self.order))
+        object.__setattr__(self, "verdict", _compiled_verdict(self))
 
-    def verdict(
-        self, won: bool, moves_left: int, max_moves: int, visits: int, rule: int, oversize: bool = False
-    ) -> _Verdict:
-        """`(reward, terminal)` of a valid step, as `RewardScheme.score` gives
-        it: the step applied rule `rule`, the env's own verdict was a win (`won`)
-        or none, `moves_left` of `max_moves` moves are left, the new expression
-        was seen `visits` times (this step's visit included) and, with
-        `oversize`, has more nodes than `max_seq_len`."""
-        for check in self._checks:
-            answer = check(self, won, moves_left, max_moves, visits, rule, oversize)
-            if answer is not None:
-                return answer
-        return self.timestep, False
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
+        # Pickles and copies hold the data; the verdict is made again from it.
+        return type(self), tuple(getattr(self, each.name) for each in fields(self) if each.init)
 
 
-def _oversize(
-    scoring: Scoring, won: bool, left: int, max_moves: int, visits: int, rule: int, oversize: bool
-) -> Optional[_Verdict]:
-    return (scoring.lose, True) if oversize else None
+_VerdictFunction = Callable[..., _Verdict]
+"""`Scoring.verdict` without the instance: `(won, moves_left, max_moves,
+visits, rule, oversize)` to `(reward, terminal)`."""
 
-
-def _own_verdict(
-    scoring: Scoring, won: bool, left: int, max_moves: int, visits: int, rule: int, oversize: bool
-) -> Optional[_Verdict]:
-    return (scoring.win(max_moves, left), True) if won else None
-
-
-def _out_of_moves(
-    scoring: Scoring, won: bool, left: int, max_moves: int, visits: int, rule: int, oversize: bool
-) -> Optional[_Verdict]:
-    return (scoring.lose, True) if left <= 0 else None
-
-
-def _revisit(
-    scoring: Scoring, won: bool, left: int, max_moves: int, visits: int, rule: int, oversize: bool
-) -> Optional[_Verdict]:
-    if not scoring.penalize_revisits or visits <= 1:
-        return None
-    if visits > scoring.max_visits:
-        return scoring.lose, True
-    return scoring.revisit_penalty * visits, False
-
-
-def _rule_used(
-    scoring: Scoring, won: bool, left: int, max_moves: int, visits: int, rule: int, oversize: bool
-) -> Optional[_Verdict]:
-    rewards = scoring.rule_rewards
-    return (rewards[rule], False) if 0 <= rule < len(rewards) else None
-
-
-_DataCheck = Callable[[Scoring, bool, int, int, int, int, bool], Optional[_Verdict]]
-"""A check of `SCORING_ORDER` as `Scoring.verdict` asks it."""
-
-_VERDICTS: Dict[str, _DataCheck] = {
-    "oversize": _oversize,
-    "own_verdict": _own_verdict,
-    "out_of_moves": _out_of_moves,
-    "revisit": _revisit,
-    "rule_used": _rule_used,
+_DATA_CHECKS: Dict[str, str] = {
+    "oversize": """
+        if oversize:
+            return lose, True""",
+    "own_verdict": """
+        if won:
+            return win(max_moves, moves_left), True""",
+    "out_of_moves": """
+        if moves_left <= 0:
+            return lose, True""",
+    "revisit": """
+        if penalize_revisits and visits > 1:
+            if visits > max_visits:
+                return lose, True
+            return revisit_penalty * visits, False""",
+    "rule_used": """
+        if 0 <= rule < len(rule_rewards):
+            return rule_rewards[rule], False""",
 }
-"""Each check of `SCORING_ORDER` as `Scoring.verdict` asks it: from the data."""
+"""What each check of `SCORING_ORDER` gives, from a `Scoring`'s data (the names
+its fields) and the facts of a step (`Scoring.verdict`'s arguments): Python
+statements that return `(reward, terminal)` when the check decides the step."""
+
+
+def _compiled_verdict(scoring: Scoring) -> _VerdictFunction:
+    """`scoring.verdict` as one function: the statements of `_DATA_CHECKS` in
+    `scoring.order`, then `TIMESTEP`, over the scoring's data. Steps are a hot
+    path: one call, where a loop over the checks made six."""
+    data = {
+        "rule_rewards": scoring.rule_rewards,
+        "penalize_revisits": scoring.penalize_revisits,
+        "revisit_penalty": scoring.revisit_penalty,
+        "max_visits": scoring.max_visits,
+        "lose": scoring.lose,
+        "timestep": scoring.timestep,
+        "win": scoring.win,
+    }
+    checks = "".join(_DATA_CHECKS[name] for name in scoring.order)
+    source = (
+        f"def make({', '.join(data)}):\n"
+        "    def verdict(won, moves_left, max_moves, visits, rule, oversize=False):"
+        f"{checks}\n"
+        "        return timestep, False\n"
+        "    return verdict\n"
+    )
+    namespace: Dict[str, object] = {"__builtins__": {"len": len}}
+    # The source is made of this module's own constant statements, in an order
+    # checked against them: no text from outside reaches it.
+    exec(compile(source, f"<{__name__} verdict>", "exec"), namespace)
+    make: Callable[..., _VerdictFunction] = namespace["make"]  # type: ignore[assignment]
+    return make(**data)
 
 
 def custom_scoring(scheme: "RewardScheme") -> Optional[str]:

@@ -1,4 +1,4 @@
-// mathy_envs/admission.py's look at a freshly parsed text, on the native tree:
+// mathy_envs/_engine/admission.py's look at a freshly parsed text, on the native tree:
 // which constants must be checked against the supported limits, whether the core
 // rules are known to be exact on it, and whether its value must be checked.
 #include "expression.hpp"

@@ -541,7 +541,7 @@ std::string Tree::text() const {
 }
 
 Tree::Walk Tree::walk() const {
-    // Step for step the walk of mathy_envs/traversal.py: pre-order numbers on the
+    // Step for step the walk of mathy_envs/_engine/walk.py: pre-order numbers on the
     // way down each left spine, in-order numbers on the way back up.
     constexpr int64_t EXACT_INT = int64_t(1) << 24;
     Walk out;

@@ -134,7 +134,7 @@ class Tree {
 
     int type_id(int node) const;
 
-    // The library's `walk_tree` (mathy_envs/traversal.py) on this tree.
+    // The library's `walk_tree` (mathy_envs/_engine/walk.py) on this tree.
     struct Walk {
         std::vector<int> order;  // node index by in-order position
         int levels = 0;

@@ -1,4 +1,4 @@
-// The pseudo-random numbers of mathy_envs/values.py's evaluator: BLAKE2b (RFC
+// The pseudo-random numbers of mathy_envs/_engine/values.py's evaluator: BLAKE2b (RFC
 // 7693, no key) with an 8-byte digest, read big-endian, modulo 2^61 - 2, plus one.
 #include <cstdint>
 #include <cstring>

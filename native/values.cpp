@@ -1,5 +1,5 @@
 // Values of the native tree modulo the prime 2^61 - 1 at given points, as
-// mathy_envs/values.py's evaluator computes them (its value at the point, the
+// mathy_envs/_engine/values.py's evaluator computes them (its value at the point, the
 // first of what it knows of a subtree), for the trees within reach: integer
 // constants, variables, sums, differences, products, negations, and powers whose
 // exponent is a whole constant >= 0 computed from integers. Anything else (a

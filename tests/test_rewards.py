@@ -625,3 +625,17 @@ def test_score_asks_its_checks_in_scoring_order(monkeypatch: pytest.MonkeyPatch)
     assert scoring.verdict(True, 9, 10, 1, rule) == (step.reward, False)
     with pytest.raises(ValueError, match="order must name checks"):
         dataclasses.replace(scoring, order=("oversize", "luck"))
+
+
+def test_a_scoring_pickles_and_copies_with_its_verdict() -> None:
+    import copy
+    import pickle
+
+    env = envs.PolySimplify(previous_state_penalty=True)
+    state, _ = env.get_initial_state()
+    scoring = env.reward_scheme.scoring(env, state)
+    assert scoring is not None
+    facts = [(False, 3, 10, 1, 2), (True, 3, 10, 1, 2), (False, 0, 10, 1, 2), (False, 3, 10, 2, 2)]
+    for made in (pickle.loads(pickle.dumps(scoring)), copy.deepcopy(scoring), copy.copy(scoring)):
+        assert made == scoring
+        assert [made.verdict(*each) for each in facts] == [scoring.verdict(*each) for each in facts]

@@ -2,7 +2,7 @@
 limits (`limits.py`) and decides whether the core rules are known to be exact on
 it (`ParsedExpression.safe`).
 
-Every text is admitted once, when a cache (`caches.py`) first parses it. A safe
+Every text is admitted once, when a cache (`parse_cache.py`) first parses it. A safe
 tree is one on which mathy_core's rules can't produce a constant that is out of
 range or inexact; other trees get every action checked (`MathyEnv`), so this
 only decides speed. `SAFE_CONSTANT` and `SAFE_SIZE` are the limits of safe trees.

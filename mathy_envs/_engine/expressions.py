@@ -1,6 +1,6 @@
 """`ParsedExpression`: a problem text, its parsed tree and the tree's node arrays.
 
-The caches (`caches.py`) hold one entry per text and hand the same entry to every
+The caches (`parse_cache.py`) hold one entry per text and hand the same entry to every
 caller, who only reads it; a step that rewrites the tree takes it out of the
 cache first (`ExpressionCache.take_tree`). User code is given a `private_entry`
 instead: the same text over its own copy of the tree. When a text is first

@@ -142,11 +142,15 @@ class FlatKernel:
         False, having written nothing, where the slot has no native parse
         (the Python path then writes them)."""
         native = self._parses[slot]
-        return native is not None and bool(
+        if native is None:
+            return False
+        offered = self._offered[slot]
+        offered[:] = self._masks[slot]
+        return bool(
             native.offer(
                 self._valid_grids[slot][:, : len(native)],
                 visits,
-                self._offered[slot],
+                offered,
                 self._mask_values[slot],
                 self._length,
             )

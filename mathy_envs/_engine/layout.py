@@ -2,7 +2,7 @@
 
 This module owns the layout and what only it uses: `MAX_TYPE_ID` (normalized
 type ids are divided by it) and the read-only arrays it hands out. The layout is
-made from one walk of the tree (`traversal.py`); subtree shapes are written by
+made from one walk of the tree (`walk.py`); subtree shapes are written by
 `shapes.py`. A `ParsedExpression` (`expressions.py`) computes the layout of its
 tree on first use; masks, observations and term finding read it.
 """

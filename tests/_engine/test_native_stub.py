@@ -49,6 +49,7 @@ def test_the_stub_ships_next_to_the_package() -> None:
     assert (PACKAGE / "py.typed").is_file()
 
 
+@pytest.mark.slow  # about 7 s; CI's fast stage also runs stubtest on its own
 def test_stubtest_finds_the_stub_true_to_the_built_module() -> None:
     built_native()
     result = subprocess.run(
