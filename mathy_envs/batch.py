@@ -18,7 +18,7 @@ only more slowly. `StepBatch.native_reason` says why a batch's steps are not
 native (None when they are), and `StepBatch.native_fraction` how many were.
 
     import numpy as np
-    from mathy_envs._env.actions import sample_valid_actions
+    from mathy_envs.gym import sample_valid_actions
     from mathy_envs.batch import StepBatch
     from mathy_envs.envs import PolySimplify
 
@@ -173,6 +173,12 @@ class _Episode:
             text = self.first_key
         visits = self.visits[text] = self.visits.get(text, 0) + 1
         return visits
+
+    def visits_now(self) -> int:
+        """The visits of the episode's expression so far (at least one: a
+        state whose history does not hold it is on its first visit)."""
+        text = self.first_key if self.text == self.first else self.text
+        return max(1, self.visits.get(text, 0))
 
     def copy(self) -> "_Episode":
         """A copy that shares nothing that changes (states are values)."""
@@ -575,7 +581,7 @@ class StepBatch:
             self._rows[index], episode.made.agent.problem_type, episode_time(max_moves, left), visits
         )
         if self.mask_revisits and not self._kernel.offer(index, visits_of_episode):
-            self._offer(index, episode)
+            self._offer_by_env(index, episode)
         return step_outcome(reward, terminal, left, True, False)
 
     def _write_head(
@@ -627,7 +633,9 @@ class StepBatch:
             and type(state) is MathyEnvState
             and self._kernel.start(index, plan.expressions, state.agent.problem, plan.preferred)
         ):
-            self._write_head(self._rows[index], state.agent.problem_type, state.time, 1)
+            self._write_head(
+                self._rows[index], state.agent.problem_type, state.time, episode.visits_now()
+            )
             self._offer(index, episode)
             return episode
         self._kernel.forget(index)
@@ -661,8 +669,12 @@ class StepBatch:
         where it took the step."""
         if not self.mask_revisits:
             return
-        if self._kernel.offer(index, episode.visits):
-            return
+        if not self._kernel.offer(index, episode.visits):
+            self._offer_by_env(index, episode)
+
+    def _offer_by_env(self, index: int, episode: _Episode) -> None:
+        """`_offer` where the native kernel did not write the offered moves:
+        the env's own `least_visited_moves_array`."""
         valid = self._mask_rows[index]
         offered = self._offered_rows[index]
         offered[:] = valid

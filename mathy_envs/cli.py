@@ -296,7 +296,7 @@ def cmd_bench(args: argparse.Namespace, out: IO[str]) -> int:
 def version_line() -> str:
     """`mathy-envs 1.0.0 (mathy_core 0.9.5, Python 3.11.7, native core)`: the
     versions, and the core in use (`mathy_envs._engine.native`)."""
-    from ._engine import CORE, native_built
+    from ._engine import CORE, REFUSAL, native_built
     from .version import __version__
 
     try:
@@ -306,6 +306,8 @@ def version_line() -> str:
     python = ".".join(str(part) for part in sys.version_info[:3])
     if CORE == "native":
         used = "native core"
+    elif REFUSAL is not None:
+        used = "pure-Python core: the native core's table of core rules is not the library's"
     elif native_built():
         used = "pure-Python core, chosen by MATHY_ENVS_CORE"
     else:

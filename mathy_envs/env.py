@@ -120,6 +120,10 @@ class MathyEnv(ActionSpace, Rendering):
     np_random: np.random.Generator
     """The generator problems are drawn from; reseed it with `seed`."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _check_declarations(cls)
+
     def __init__(
         self,
         *,
@@ -153,8 +157,10 @@ class MathyEnv(ActionSpace, Rendering):
         """The expression parser the env reads problem texts with."""
         if reward_scheme is not None:
             self.reward_scheme = _checked_scheme(reward_scheme)
-        if generator is not None:
-            self.generator = _checked_generator(generator)
+        self.generator = None if generator is None else _checked_generator(generator)
+        """The `generator=` argument: when set, it draws the env's problems in
+        place of `problem_fn`; None otherwise (the class's `generator`, if it
+        declares one, is read by the default `problem_fn`)."""
         self.seed(seed)
 
     def seed(self, seed: Optional[int] = None) -> None:
@@ -568,6 +574,24 @@ def _library_judges(env: MathyEnv, scheme: RewardScheme) -> bool:
         and (is_goal is None or is_library_code(is_goal))
         and is_library_code(env.tree_of)
     )
+
+
+def _check_declarations(cls: type) -> None:
+    """A `ValueError` when an env class declares a `namespace` that is not a
+    string or a `generator` that is not callable (found when the class is
+    made, not at its first reset)."""
+    namespace = vars(cls).get("namespace")
+    if namespace is not None and (not isinstance(namespace, str) or not namespace):
+        raise ValueError(
+            f"{cls.__name__}.namespace must be a non-empty str (the problem type), "
+            f"got {type_name(namespace)} {quote(namespace, 60)}"
+        )
+    generator = vars(cls).get("generator")
+    if generator is not None and not callable(generator):
+        raise ValueError(
+            f"{cls.__name__}.generator must be a function of (np_random, "
+            f"MathyEnvProblemArgs), got {type_name(generator)} {quote(generator, 60)}"
+        )
 
 
 def _checked_generator(generator: object) -> ProblemGenerator:

@@ -32,7 +32,8 @@ or change it without changing any later answer of the env.
 """
 
 from dataclasses import dataclass, field, fields
-from typing import Any, Callable, Dict, List, Optional, Protocol, Sequence, Tuple, Type
+from types import MappingProxyType
+from typing import Any, Callable, Dict, List, Mapping, Optional, Protocol, Sequence, Tuple, Type
 
 from mathy_core import BaseRule, MathExpression
 from mathy_core.rules import (
@@ -155,11 +156,21 @@ class Scoring:
     nodes than `max_seq_len`. Made from the data when the scoring is made."""
 
     def __post_init__(self) -> None:
-        unknown = [name for name in self.order if name not in _DATA_CHECKS]
+        order = self.order
+        if (
+            not isinstance(order, tuple)
+            or not all(isinstance(name, str) for name in order)
+            or len(set(order)) != len(order)
+        ):
+            raise ValueError(
+                f"order must be a tuple of distinct check names, got {quote(order, 120)}"
+            )
+        unknown = [name for name in order if name not in _DATA_CHECKS]
         if unknown:
             raise ValueError(
                 f"order must name checks of {list(_DATA_CHECKS)}, got {quote(unknown, 120)}"
             )
+        _check_scoring_data(self)
         object.__setattr__(self, "verdict", _compiled_verdict(self))
 
     def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
@@ -167,11 +178,33 @@ class Scoring:
         return type(self), tuple(getattr(self, each.name) for each in fields(self) if each.init)
 
 
+def _is_real(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _check_scoring_data(scoring: "Scoring") -> None:
+    """A `ValueError` naming the first field of `scoring` of the wrong type."""
+    rewards = scoring.rule_rewards
+    if not isinstance(rewards, tuple) or not all(_is_real(each) for each in rewards):
+        raise ValueError(f"rule_rewards must be a tuple of numbers, got {quote(rewards, 120)}")
+    if not isinstance(scoring.penalize_revisits, bool):
+        raise ValueError(
+            f"penalize_revisits must be a bool, got {quote(scoring.penalize_revisits, 40)}"
+        )
+    if not isinstance(scoring.max_visits, int) or isinstance(scoring.max_visits, bool):
+        raise ValueError(f"max_visits must be an int, got {quote(scoring.max_visits, 40)}")
+    for name in ("revisit_penalty", "lose", "timestep", "discount"):
+        if not _is_real(getattr(scoring, name)):
+            raise ValueError(f"{name} must be a number, got {quote(getattr(scoring, name), 40)}")
+    if not callable(scoring.win):
+        raise ValueError(f"win must be a function of (max_moves, moves_left), got {quote(scoring.win, 60)}")
+
+
 _VerdictFunction = Callable[..., _Verdict]
 """`Scoring.verdict` without the instance: `(won, moves_left, max_moves,
 visits, rule, oversize)` to `(reward, terminal)`."""
 
-_DATA_CHECKS: Dict[str, str] = {
+_DATA_CHECKS: Mapping[str, str] = MappingProxyType({
     "oversize": """
         if oversize:
             return lose, True""",
@@ -189,7 +222,7 @@ _DATA_CHECKS: Dict[str, str] = {
     "rule_used": """
         if 0 <= rule < len(rule_rewards):
             return rule_rewards[rule], False""",
-}
+})
 """What each check of `SCORING_ORDER` gives, from a `Scoring`'s data (the names
 its fields) and the facts of a step (`Scoring.verdict`'s arguments): Python
 statements that return `(reward, terminal)` when the check decides the step."""

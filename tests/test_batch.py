@@ -839,3 +839,28 @@ def test_the_pure_python_core_is_named_as_the_reason() -> None:
         else "the native core is not built (the pure-Python core is in use)"
     )
     assert float(fraction) == 0.0
+
+
+def test_an_episode_that_starts_on_a_revisit_shows_its_revisit_feature() -> None:
+    # `fitting_initial_state` may be overridden and the steps stay native: a
+    # start state whose history already holds its text twice is observed as
+    # MathyGymEnv observes it (revisit feature 1/3), not as a first visit.
+    class Resumed(PolySimplify):
+        def fitting_initial_state(
+            self, params: Optional[MathyEnvProblemArgs] = None
+        ) -> Tuple[MathyEnvState, MathyEnvProblem]:
+            state, problem = super().fitting_initial_state(params)
+            again = state.get_out_state(
+                state.agent.problem, (0, 0), state.agent.moves_remaining - 1
+            )
+            return again, problem
+
+    env = Resumed()
+    batch = StepBatch(env, 2)
+    batch.reset(seed=0)
+    for index in range(2):
+        state = batch.states[index]
+        assert [step.raw for step in state.agent.history][-2:] == [state.agent.problem] * 2
+        observation, mask = expected_row(Resumed(), state)
+        assert observation[3] > 0
+        assert batch.observations[index].tobytes() == observation.tobytes()

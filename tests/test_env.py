@@ -1305,7 +1305,8 @@ def test_the_generator_argument_wins_over_the_class_generator() -> None:
     env = DeclaredEnv(generator=other)
     assert env.generator is other
     assert env.get_initial_state()[1].text == "5z + z"
-    assert DeclaredEnv().generator is _fixed_problem
+    assert DeclaredEnv().generator is None  # the instance holds only a generator= argument
+    assert DeclaredEnv.generator is _fixed_problem
 
 
 def test_a_class_with_neither_attribute_nor_method_raises_as_before() -> None:
@@ -1336,3 +1337,39 @@ def test_built_in_envs_declare_their_namespace_and_generator(env_class: Type[Mat
     env = env_class(seed=2)
     problem = env.get_initial_state()[1]
     assert problem == generator(np.random.default_rng(2), MathyEnvProblemArgs())
+
+
+def test_env_generator_is_the_argument_given_or_none() -> None:
+    # A built-in env declares its generator on the class; the instance's
+    # `generator` is still only what was passed as `generator=`, as before.
+    assert PolySimplify().generator is None
+    assert PolySimplify.generator is not None
+
+    def mine(rng: np.random.Generator, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+        return MathyEnvProblem("2x + 3x", 2, "mine")
+
+    assert PolySimplify(generator=mine).generator is mine
+
+
+def test_a_subclass_problem_fn_still_wins_over_the_class_generator() -> None:
+    class Fixed(PolySimplify):
+        def problem_fn(self, params: MathyEnvProblemArgs) -> MathyEnvProblem:
+            return MathyEnvProblem("5x + 2x", 2, self.get_env_namespace())
+
+    state, problem = Fixed().get_initial_state()
+    assert problem.text == state.agent.problem == "5x + 2x"
+
+
+@pytest.mark.parametrize(
+    "declaration, message",
+    [
+        ({"namespace": 5}, "namespace must be a non-empty str"),
+        ({"namespace": ""}, "namespace must be a non-empty str"),
+        ({"generator": "x"}, "generator must be a function"),
+    ],
+)
+def test_a_wrong_declaration_is_refused_when_the_class_is_made(
+    declaration: Any, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        type("Declared", (MathyEnv,), dict(declaration))

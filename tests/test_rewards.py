@@ -639,3 +639,25 @@ def test_a_scoring_pickles_and_copies_with_its_verdict() -> None:
     for made in (pickle.loads(pickle.dumps(scoring)), copy.deepcopy(scoring), copy.copy(scoring)):
         assert made == scoring
         assert [made.verdict(*each) for each in facts] == [scoring.verdict(*each) for each in facts]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"order": (["revisit"],)}, "order must be a tuple of distinct check names"),
+        ({"order": "revisit"}, "order must be a tuple of distinct check names"),
+        ({"order": ("revisit", "revisit")}, "order must be a tuple of distinct check names"),
+        ({"max_visits": "3"}, "max_visits must be an int"),
+        ({"rule_rewards": (0.1, "x")}, "rule_rewards must be a tuple of numbers"),
+        ({"penalize_revisits": 1}, "penalize_revisits must be a bool"),
+        ({"lose": None}, "lose must be a number"),
+        ({"win": 2.0}, "win must be a function"),
+    ],
+)
+def test_scoring_data_of_the_wrong_type_is_refused(change: dict, message: str) -> None:  # type: ignore[type-arg]
+    env = envs.PolySimplify()
+    state, _ = env.get_initial_state()
+    scoring = env.reward_scheme.scoring(env, state)
+    assert scoring is not None
+    with pytest.raises(ValueError, match=message):
+        dataclasses.replace(scoring, **change)

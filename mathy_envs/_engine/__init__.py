@@ -54,7 +54,7 @@ from .move_cache import (
     rewrite_move,
     tree_mask,
 )
-from .native import CORE, NativeExpression, native_built
+from .native import CORE, REFUSAL, NativeExpression, native_built
 from .parse_cache import ExpressionCache, expression_cache, parse
 from .parsers import default_parser, parse_text
 from .rules import CORE_RULE_TYPES, are_core_rules, commute_preference, core_rules
@@ -90,6 +90,7 @@ __all__ = (
     "MaskCache",
     "MoveResults",
     "NativeExpression",
+    "REFUSAL",
     "NodeLayout",
     "ParsedExpression",
     "SAFE_CONSTANT",

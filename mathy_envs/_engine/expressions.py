@@ -69,7 +69,7 @@ class ParsedExpression:
     def printed(self) -> str:
         """The text as mathy_core prints the parsed tree (its spacing, and no
         redundant parentheses): the native core's print where it parsed the
-        text (the same text, tests/test_native_trees.py proves it), else the
+        text (the same text, tests/_engine/test_native_parse.py proves it), else the
         tree's `str()`."""
         if self.native is not None:
             return self.native.text()

@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from .admission import SAFE_CONSTANT, SAFE_SIZE
 from .layout import MAX_TYPE_ID
-from .native import CORE_VARIABLE, NATIVE, NativeExpression, native_built
+from .native import NativeExpression, core_reason
 from .parse_cache import ExpressionCache
 
 FloatRow = npt.NDArray[np.float32]
@@ -30,11 +30,7 @@ ByteRow = npt.NDArray[np.int8]
 def kernel_unavailable() -> Optional[str]:
     """Why no step can be native in this process (a sentence), or None when
     the native core is in use."""
-    if NATIVE is not None:
-        return None
-    if native_built():
-        return f"the pure-Python core is in use ({CORE_VARIABLE}=python)"
-    return "the native core is not built (the pure-Python core is in use)"
+    return core_reason()
 
 
 class FlatKernel:
@@ -139,8 +135,9 @@ class FlatKernel:
         """Write slot `slot`'s offered moves (its valid moves less those back to
         more visited expressions, `least_visited`) into its offered mask and its
         observation's mask slice, from the visits of its episode's texts;
-        False, having written nothing, where the slot has no native parse
-        (the Python path then writes them)."""
+        False where the slot has no native parse (nothing written) or the
+        native core leaves the offer to the Python path (the valid moves then
+        copied into the offered mask): the Python path writes them."""
         native = self._parses[slot]
         if native is None:
             return False

@@ -67,7 +67,7 @@ class Sweep:
     `preferred`: `native_rules`), an expression the native core parsed
     (`ParsedExpression.native`) gets its mask from the native core instead
     (`native_mask`, which `checked_mask` asks first), which answers as mathy_core's
-    `can_apply_to` does (tests/test_native_trees.py proves it on every sample).
+    `can_apply_to` does (tests/_engine/test_native_parse.py proves it on every sample).
     """
 
     def __init__(

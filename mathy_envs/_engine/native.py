@@ -149,8 +149,7 @@ if not TYPE_CHECKING:
                 raise TypeError("mathy_envs' native core is not in use")
 
 
-def native_built() -> bool:
-    """Whether the native extension is built (whether or not it is in use)."""
+def _built() -> bool:
     if NATIVE is not None:
         return True
     try:
@@ -158,6 +157,39 @@ def native_built() -> bool:
     except ImportError:
         return False
     return True
+
+
+_BUILT = _built()
+
+
+def native_built() -> bool:
+    """Whether the native extension is built (whether or not it is in use);
+    decided once, at import."""
+    return _BUILT
+
+
+def _refusal() -> Optional[str]:
+    if NATIVE is not None or not _BUILT or _choice() == "python":
+        return None
+    return rule_table_mismatch(import_native(), CORE_RULE_NAMES)
+
+
+REFUSAL: Optional[str] = _refusal()
+"""Why a native core that is built is not in use though `MATHY_ENVS_CORE` did
+not choose the pure-Python core (its table of core rules is not the library's),
+else None."""
+
+
+def core_reason() -> Optional[str]:
+    """Why the native core is not in use in this process (a sentence), or None
+    when it is."""
+    if NATIVE is not None:
+        return None
+    if REFUSAL is not None:
+        return f"the pure-Python core is in use: {REFUSAL}"
+    if _BUILT:
+        return f"the pure-Python core is in use ({CORE_VARIABLE}=python)"
+    return "the native core is not built (the pure-Python core is in use)"
 
 
 __all__ = (
@@ -168,6 +200,8 @@ __all__ = (
     "NATIVE",
     "NativeCore",
     "NativeExpression",
+    "REFUSAL",
+    "core_reason",
     "import_native",
     "native_built",
     "rule_table_mismatch",

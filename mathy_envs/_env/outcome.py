@@ -1,9 +1,9 @@
 """The RL view of a step: what a reinforcement learning loop reads of it.
 
 `MathyEnv.get_next_state` gives a `TimeStep`; an RL loop wants the Gymnasium
-flags and a few facts about the step. Every interface of the library derives
-them here, once: `MathyGymEnv.step`, `StepBatch` (and `MathyVectorEnv` over it)
-and `TextEpisode.step`.
+flags and a few facts about the step. The interfaces that step an env for a
+learner derive them here: `MathyGymEnv.step`, `StepBatch` (and `MathyVectorEnv`
+over it) and `TextEpisode.step`.
 
 - `terminated`: the env's reward scheme ended the episode (a win or a loss);
 - `truncated`: the step used the last move of the budget (an episode out of

@@ -127,3 +127,37 @@ def test_what_the_native_core_leaves_is_left_unwritten() -> None:
     rule, node = (int(value) for value in np.argwhere(env.valid_moves_array(state))[0])
     assert kernel.step(0, env._expressions, text, rule, node, True) is None
     assert not rows.any() and not masks.any()
+
+
+def test_a_core_refused_for_its_rule_table_is_the_reason_everywhere() -> None:
+    # A compiled module with another table of core rules (one built from other
+    # sources), under the default MATHY_ENVS_CORE: the batch's reason and the
+    # version line name the table, not a choice the user did not make.
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, types\n"
+        "fake = types.ModuleType('mathy_envs._native')\n"
+        "fake.CORE_RULE_NAMES = ('ConstantsSimplifyRule',)\n"
+        "fake.CORE_RULES = 1\n"
+        "sys.modules['mathy_envs._native'] = fake\n"
+        "from mathy_envs._engine import CORE\n"
+        "from mathy_envs.batch import StepBatch\n"
+        "from mathy_envs.cli import version_line\n"
+        "from mathy_envs.envs import PolySimplify\n"
+        "print(CORE)\n"
+        "print(StepBatch(PolySimplify(), 1).native_reason)\n"
+        "print(version_line())\n"
+    )
+    environment = {key: value for key, value in os.environ.items() if key != CORE_VARIABLE}
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=environment, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    core, reason, version = result.stdout.splitlines()
+    assert core == "python"
+    assert reason.startswith("the pure-Python core is in use: mathy_envs' native core implements")
+    assert CORE_VARIABLE not in reason
+    assert version.endswith(", pure-Python core: the native core's table of core rules is not the library's)")
