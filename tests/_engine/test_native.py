@@ -544,3 +544,17 @@ def test_native_expression_is_the_type_of_native_parses() -> None:
     else:
         assert NativeExpression is NATIVE.Expression
         assert isinstance(entry.native, NativeExpression)
+
+
+def test_the_stand_in_of_an_unbuilt_core_is_a_module_not_found() -> None:
+    # Where no extension was built, importing mathy_envs._native loads the
+    # stand-in: it must fail as a missing module does (ModuleNotFoundError), so
+    # that `pytest.importorskip` and `except ModuleNotFoundError` see no core.
+    import runpy
+    from pathlib import Path
+
+    import mathy_envs
+
+    stand_in = Path(mathy_envs.__file__).parent / "_native.py"
+    with pytest.raises(ModuleNotFoundError, match="not here, only its stand-in"):
+        runpy.run_path(str(stand_in), run_name="mathy_envs._native")
