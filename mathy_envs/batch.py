@@ -304,9 +304,8 @@ class StepBatch:
         # `mask_revisits`.
         self._offered = np.zeros_like(self.masks) if self.mask_revisits else self._valid
         self._offered_rows = list(self._offered)
-        # Each row's valid moves as a (rules, L) grid, and its observation's
+        # Each row's offered moves as a (rules, L) grid, and its observation's
         # mask slice (views, made once).
-        self._valid_grids = [row.reshape(rules, length) for row in self._mask_rows]
         self._offered_grids = [row.reshape(rules, length) for row in self._offered_rows]
         self._mask_values = [row[flat_head(self.revisits) + 2 * length :] for row in self._rows]
         self._rules_seen: List[Dict[str, Any]] = []
@@ -316,7 +315,6 @@ class StepBatch:
         self._kernel = FlatKernel(
             self._native_rows,
             self._mask_rows,
-            self._valid_grids,
             self._offered_rows,
             self._mask_values,
             length,

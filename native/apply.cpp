@@ -535,6 +535,7 @@ bool Tree::apply(int rule, int node, std::string& text, int* top_out) {
     if (!printable(top, 0)) return false;
     if (top_out != nullptr) *top_out = top;
     text.clear();
+    text.reserve(4 * nodes.size());
     try {
         print(top, text);
     } catch (const Unprintable&) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -423,8 +424,8 @@ PYBIND11_MODULE(_native, module) {
                  const py::buffer_info out = offered.request();
                  const py::buffer_info values = mask_values.request();
                  const char* who = "offer";
-                 if (cells.ndim != 2 || cells.itemsize != 1)
-                     refuse(who, "valid must be a (rules, nodes) grid of int8 cells, got " +
+                 if (cells.ndim != 1 || cells.itemsize != 1)
+                     refuse(who, "valid must be a flat row of int8 cells, got " +
                                      std::to_string(cells.ndim) + "-d of " +
                                      std::to_string(cells.itemsize) + "-byte items");
                  if (out.ndim != 1 || out.itemsize != 1)
@@ -438,73 +439,85 @@ PYBIND11_MODULE(_native, module) {
                                      values.format + "'");
                  if (out.readonly) refuse(who, "offered is read-only");
                  if (values.readonly) refuse(who, "mask_values is read-only");
-                 const py::ssize_t rows = cells.shape[0];
-                 const py::ssize_t columns = cells.shape[1];
-                 const py::ssize_t count = static_cast<py::ssize_t>(self.order.size());
-                 if (rows > CORE_RULES || columns > count)
-                     refuse(who, "valid is " + std::to_string(rows) + " x " +
-                                     std::to_string(columns) + ", larger than the " +
-                                     std::to_string(CORE_RULES) + " rules x " +
-                                     std::to_string(count) + " nodes of the expression");
-                 if (length < 0)
-                     refuse(who, "length " + std::to_string(length) + " is negative");
-                 if (length < columns)
-                     refuse(who, "length " + std::to_string(length) +
-                                     " is smaller than valid's " + std::to_string(columns) +
-                                     " nodes");
-                 // The cell of rule r, node c is r * length + c of each flat row.
-                 const py::ssize_t needed = rows * static_cast<py::ssize_t>(length);
+                 if (length <= 0)
+                     refuse(who, "length " + std::to_string(length) + " is not positive");
+                 const py::ssize_t width = static_cast<py::ssize_t>(length);
+                 const py::ssize_t needed = cells.shape[0];
+                 if (needed % width != 0 || needed / width > CORE_RULES)
+                     refuse(who, "valid holds " + std::to_string(needed) +
+                                     " cells, not the rows of at most " +
+                                     std::to_string(CORE_RULES) + " rules of length " +
+                                     std::to_string(length));
+                 const py::ssize_t rows = needed / width;
                  if (needed > out.shape[0])
-                     refuse(who, "length " + std::to_string(length) + " is larger than the "
-                                     "offered buffer (" + std::to_string(out.shape[0]) +
-                                     " bytes; " + std::to_string(rows) + " rules of length " +
-                                     std::to_string(length) + " need " +
-                                     std::to_string(needed) + ")");
+                     refuse(who, "the offered buffer (" + std::to_string(out.shape[0]) +
+                                     " bytes) is smaller than valid (" +
+                                     std::to_string(needed) + " cells)");
                  if (needed > values.shape[0])
-                     refuse(who, "length " + std::to_string(length) + " is larger than the "
-                                     "mask_values buffer (" + std::to_string(values.shape[0]) +
-                                     " floats; " + std::to_string(rows) +
-                                     " rules of length " + std::to_string(length) + " need " +
-                                     std::to_string(needed) + ")");
+                     refuse(who, "the mask_values buffer (" + std::to_string(values.shape[0]) +
+                                     " floats) is smaller than valid (" +
+                                     std::to_string(needed) + " cells)");
+                 const py::ssize_t count = static_cast<py::ssize_t>(self.order.size());
                  const auto* grid = static_cast<const char*>(cells.ptr);
+                 const py::ssize_t step = cells.strides[0];
                  std::vector<std::pair<int, int>> moves;
-                 std::vector<std::string> texts;
+                 // The moves are at the expression's nodes; the cells past them
+                 // are copied as they are.
+                 const py::ssize_t columns = std::min(count, width);
                  for (py::ssize_t rule = 0; rule < rows; ++rule) {
                      for (py::ssize_t column = 0; column < columns; ++column) {
-                         if (!grid[rule * cells.strides[0] + column * cells.strides[1]]) continue;
-                         Tree rewritten;
-                         std::string text;
-                         if (!rewrite(self, static_cast<int>(rule), static_cast<int>(column),
-                                      rewritten, text, nullptr)) {
-                             return false;  // left to mathy_core: the caller decides
-                         }
+                         if (!grid[(rule * width + column) * step]) continue;
                          moves.emplace_back(static_cast<int>(rule), static_cast<int>(column));
-                         texts.push_back(std::move(text));
                      }
                  }
-                 if (moves.empty()) return true;
-                 std::unordered_map<std::string, long> seen;
-                 for (const auto& item : visits) {
-                     try {
-                         seen.emplace(py::cast<std::string>(item.first),
-                                      py::cast<long>(item.second));
-                     } catch (const py::cast_error&) {
-                         refuse(who, "visits must map texts (str) to visit counts (int)");
+                 // The visits, keyed by views of their texts' UTF-8 (the dict holds
+                 // them for the call).
+                 std::unordered_map<std::string_view, long> seen;
+                 std::vector<long> counts;
+                 if (!moves.empty()) {
+                     seen.reserve(visits.size());
+                     for (const auto& item : visits) {
+                         Py_ssize_t size = 0;
+                         const char* data = PyUnicode_Check(item.first.ptr())
+                                                ? PyUnicode_AsUTF8AndSize(item.first.ptr(), &size)
+                                                : nullptr;
+                         long count = 0;
+                         try {
+                             if (data == nullptr) throw py::cast_error();
+                             count = py::cast<long>(item.second);
+                         } catch (const py::cast_error&) {
+                             PyErr_Clear();
+                             refuse(who, "visits must map texts (str) to visit counts (int)");
+                         }
+                         seen.emplace(std::string_view(data, static_cast<std::size_t>(size)),
+                                      count);
+                     }
+                     // One tree and one text, reused by every move's rewrite.
+                     Tree rewritten;
+                     std::string text;
+                     counts.reserve(moves.size());
+                     for (const auto& move : moves) {
+                         if (!rewrite(self, move.first, move.second, rewritten, text, nullptr))
+                             return false;  // left to mathy_core: the caller decides
+                         const auto found = seen.find(std::string_view(text));
+                         counts.push_back(found == seen.end() ? 0 : found->second);
                      }
                  }
-                 std::vector<long> counts(moves.size(), 0);
-                 for (std::size_t i = 0; i < moves.size(); ++i) {
-                     const auto found = seen.find(texts[i]);
-                     if (found != seen.end()) counts[i] = found->second;
-                 }
-                 const long least = *std::min_element(counts.begin(), counts.end());
+                 // Checked: write. The offered cells start as the valid ones.
                  auto* flags = static_cast<char*>(out.ptr);
                  auto* floats = static_cast<char*>(values.ptr);  // strides are in bytes
+                 if (step == 1 && out.strides[0] == 1) {
+                     std::memcpy(flags, grid, static_cast<std::size_t>(needed));
+                 } else {
+                     for (py::ssize_t at = 0; at < needed; ++at)
+                         flags[at * out.strides[0]] = grid[at * step];
+                 }
+                 if (moves.empty()) return true;
+                 const long least = *std::min_element(counts.begin(), counts.end());
                  const float zero = 0.0f;
                  for (std::size_t i = 0; i < moves.size(); ++i) {
                      if (counts[i] <= least) continue;
-                     const py::ssize_t at =
-                         moves[i].first * static_cast<py::ssize_t>(length) + moves[i].second;
+                     const py::ssize_t at = moves[i].first * width + moves[i].second;
                      flags[at * out.strides[0]] = 0;
                      std::memcpy(floats + at * values.strides[0], &zero, sizeof zero);
                  }
@@ -512,15 +525,18 @@ PYBIND11_MODULE(_native, module) {
              },
              py::arg("valid"), py::arg("visits"), py::arg("offered"), py::arg("mask_values"),
              py::arg("length"),
-             "With `valid` the `(rules, nodes)` int8 valid-move mask of this expression "
-             "(a view), `visits` the episode's visits per text, and `offered` (int8) and "
-             "`mask_values` (float32) flat rows of `rules * length` cells: zero the cells "
-             "of the valid moves whose result (`apply`) was visited more often than "
-             "another's (masks.py's `more_visited`). False, writing nothing, where a "
-             "rewrite is left to mathy_core. ValueError, writing nothing, where `valid` "
-             "is larger than the rules x nodes of the expression, `length` is shorter "
-             "than its rows or longer than the flat rows hold, a buffer is read-only or "
-             "of another type, or `visits` holds anything but counts of texts.")
+             "With `valid` the flat int8 valid-move mask of this expression (`rules * "
+             "length` cells, action `rule * length + node`), `visits` the episode's "
+             "visits per text, and `offered` (int8) and `mask_values` (float32) flat "
+             "rows of at least as many cells: copy `valid` into `offered`, then zero, in "
+             "both rows, the cells of the valid moves whose result (`apply`) was visited "
+             "more often than another's (masks.py's `more_visited`); a cell past the "
+             "expression's nodes is copied as it is. False, writing "
+             "nothing, where a rewrite is left to mathy_core. ValueError, writing "
+             "nothing, where `valid` is not whole rows of `length` cells of at most the "
+             "core rules, a buffer is smaller than "
+             "`valid`, read-only or of another type, or `visits` holds anything but "
+             "counts of texts.")
         .def("rewrite_reads_as",
              [](const Parsed& self, int rule, int column,
                 const Parsed& other) -> std::optional<bool> {

@@ -483,7 +483,14 @@ void Tree::print(int index, std::string& out) const {
     const Node& n = nodes[index];
     switch (n.kind) {
         case CONSTANT:
-            out += constant_text(n);
+            if (!n.is_float) {
+                // constant_text of a whole number, with no string made.
+                char digits[24];
+                const auto written = std::to_chars(digits, digits + sizeof digits, n.int_value);
+                out.append(digits, written.ptr);
+            } else {
+                out += constant_text(n);
+            }
             return;
         case VARIABLE:
             out += n.name;
@@ -536,6 +543,7 @@ void Tree::print(int index, std::string& out) const {
 
 std::string Tree::text() const {
     std::string out;
+    out.reserve(4 * nodes.size());
     if (root != NO_NODE) print(root, out);
     return out;
 }

@@ -42,8 +42,10 @@ struct TermKey {
 
 std::vector<int> Tree::in_order(int from) const {
     std::vector<int> order;
+    order.reserve(nodes.size());
     // An explicit stack: (node, whether its left subtree was visited).
     std::vector<std::pair<int, bool>> stack;
+    stack.reserve(32);
     if (from != NO_NODE) stack.push_back({from, false});
     while (!stack.empty()) {
         auto [index, left_done] = stack.back();

@@ -41,7 +41,6 @@ class FlatKernel:
         rows: each slot's observation row past the head the batch writes: the
             native core writes the published flat layout after a 3-value head
         masks: each slot's valid-move mask, flat (`rules * length` int8)
-        valid_grids: the same masks as `(rules, length)` grids
         offered: each slot's offered-move mask, flat (int8), which `offer`
             writes
         mask_values: each slot's observation slice that holds the offered mask
@@ -51,20 +50,18 @@ class FlatKernel:
     keeps no native parse (each slot parses its text again when asked).
     """
 
-    __slots__ = ("_parses", "_rows", "_masks", "_valid_grids", "_offered", "_mask_values", "_length")
+    __slots__ = ("_parses", "_rows", "_masks", "_offered", "_mask_values", "_length")
 
     def __init__(
         self,
         rows: Sequence[FloatRow],
         masks: Sequence[ByteRow],
-        valid_grids: Sequence[ByteRow],
         offered: Sequence[ByteRow],
         mask_values: Sequence[FloatRow],
         length: int,
     ) -> None:
         self._rows = list(rows)
         self._masks = list(masks)
-        self._valid_grids = list(valid_grids)
         self._offered = list(offered)
         self._mask_values = list(mask_values)
         self._length = int(length)
@@ -135,22 +132,12 @@ class FlatKernel:
         """Write slot `slot`'s offered moves (its valid moves less those back to
         more visited expressions, `least_visited`) into its offered mask and its
         observation's mask slice, from the visits of its episode's texts;
-        False where the slot has no native parse (nothing written) or the
-        native core leaves the offer to the Python path (the valid moves then
-        copied into the offered mask): the Python path writes them."""
+        False, having written nothing, where the slot has no native parse or
+        the native core leaves the offer to the Python path, which then writes
+        them."""
         native = self._parses[slot]
-        if native is None:
-            return False
-        offered = self._offered[slot]
-        offered[:] = self._masks[slot]
-        return bool(
-            native.offer(
-                self._valid_grids[slot][:, : len(native)],
-                visits,
-                offered,
-                self._mask_values[slot],
-                self._length,
-            )
+        return native is not None and native.offer(
+            self._masks[slot], visits, self._offered[slot], self._mask_values[slot], self._length
         )
 
 

@@ -39,7 +39,6 @@ def _kernel(env: PolySimplify, slots: int = 2) -> Tuple[FlatKernel, Any]:
     kernel = FlatKernel(
         list(rows),
         list(masks),
-        [row.reshape(rules, length) for row in masks],
         list(offered),
         [row[3 + 2 * length :] for row in rows],
         length,

@@ -215,7 +215,7 @@ def native_expression(text: str = "4x + 2x") -> Tuple[Any, Any]:
 
 def valid_moves(native: Any, expression: Any, length: int) -> np.ndarray:
     """The expression's valid-move grid as a batch holds it: `(rules, length)` int8,
-    zero past its nodes (batch.StepBatch's `_valid_grids`)."""
+    zero past its nodes (a `StepBatch` mask row, reshaped)."""
     count = len(expression)
     grid = np.zeros((native.CORE_RULES, length), np.int8)
     grid[:, :count] = np.frombuffer(expression.mask(False), np.int8).reshape(-1, count)
@@ -235,58 +235,60 @@ def test_offer_checks_its_length_and_buffers() -> None:
     count = len(expression)
     length = count + 2
     grid = valid_moves(native, expression, length)
-    valid = grid[:, :count]
-    moves = expression.apply_mask(valid)
+    valid = grid.reshape(-1)
+    moves = expression.apply_mask(grid[:, :count])
     assert len(moves) >= 2
     # The move of the highest rule leads to a text visited more than the others'.
     rule, node, text = max(moves)
     visits = {text: 3}
 
-    # A valid call, as the batch makes it, zeroes that move's cell only.
-    offered = grid.reshape(-1).copy()
-    values = offered.astype(np.float32)
+    # A valid call, as the batch makes it: the offered cells are the valid ones
+    # (whatever they held), less that move's, in both rows.
+    offered = np.full(valid.shape, 9, np.int8)
+    values = valid.astype(np.float32)
     assert expression.offer(valid, visits, offered, values, length)
-    wanted = grid.reshape(-1).copy()
+    wanted = valid.copy()
     wanted[rule * length + node] = 0
     assert offered.tobytes() == wanted.tobytes()
     assert values.tobytes() == wanted.astype(np.float32).tobytes()
+    # With no more visited result, every valid move is offered.
+    assert expression.offer(valid, {}, offered, values, length)
+    assert offered.tobytes() == valid.tobytes()
 
-    # Views of 7 cells of bigger arrays, and a length that would put that cell
-    # past them (150 cells on): nothing past the views may change.
+    # Views of 7 cells of bigger arrays, and lengths that do not fit: nothing
+    # past the views may change.
     big = np.full(4096, 0x5A, np.int8)
     big_values = np.full(4096, 7.0, np.float32)
     small, small_values = big[:7], big_values[:7]
     roomy, roomy_values = big[7:], big_values[7:]
     before, before_values = big.tobytes(), big_values.tobytes()
-    too_long = 50
-    assert rule * too_long + node > 100
     calls = [
-        (small, small_values, too_long),  # both too small
-        (roomy, small_values, too_long),  # the values too small
-        (small, roomy_values, too_long),  # the offered cells too small
+        (small, small_values, length),  # both too small
+        (roomy, small_values, length),  # the values too small
+        (small, roomy_values, length),  # the offered cells too small
         (roomy, roomy_values, -1),  # a negative length
-        (roomy, roomy_values, count - 1),  # shorter than the grid's rows
+        (roomy, roomy_values, 0),  # no length
+        (roomy, roomy_values, length + 1),  # not whole rows of valid
+        (roomy, roomy_values, length * native.CORE_RULES // 2 + 1),  # ditto
     ]
     for flags, floats, size in calls:
         with pytest.raises(ValueError, match="offer"):
             expression.offer(valid, visits, flags, floats, size)
         assert big.tobytes() == before and big_values.tobytes() == before_values, size
 
-    def refused(grid_view: Any, flags: Any, floats: Any, seen: Any = visits) -> None:
+    def refused(cells: Any, flags: Any, floats: Any, seen: Any = visits, size: int = length) -> None:
         with pytest.raises(ValueError, match="offer"):
-            expression.offer(grid_view, seen, flags, floats, length)
+            expression.offer(cells, seen, flags, floats, size)
         assert big.tobytes() == before and big_values.tobytes() == before_values
 
-    cells = native.CORE_RULES * length
+    cells = valid.size
     flags, floats = big[:cells], big_values[:cells]
-    # A grid wider than the tree, or with more rows than there are rules.
-    refused(grid[:, : count + 1], flags, floats)
-    taller = np.zeros((native.CORE_RULES + 1, count), np.int8)
-    taller[: native.CORE_RULES] = valid
-    taller[native.CORE_RULES, 0] = 1
-    refused(taller, big[: cells + length], big_values[: cells + length])
+    # More rows than there are rules.
+    taller = np.zeros((native.CORE_RULES + 1, length), np.int8)
+    taller[: native.CORE_RULES] = grid
+    refused(taller.reshape(-1), big[: cells + length], big_values[: cells + length])
     # Buffers of the wrong kind: read-only, float values that are not float32,
-    # a grid of another shape or item size.
+    # valid cells of another shape or item size.
     locked = big[:cells].copy()
     locked.flags.writeable = False
     refused(valid, locked, floats)
@@ -294,7 +296,7 @@ def test_offer_checks_its_length_and_buffers() -> None:
     locked_values.flags.writeable = False
     refused(valid, flags, locked_values)
     refused(valid, flags, np.zeros(cells, np.int32))
-    refused(valid.reshape(-1), flags, floats)
+    refused(grid, flags, floats)
     refused(valid.astype(np.int16), flags, floats)
     # Visits that are not counts of texts.
     refused(valid, flags, floats, {text: "3"})
