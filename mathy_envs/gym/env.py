@@ -32,6 +32,7 @@ from ..time_step import TimeStep
 from ..types import MathyEnvProblem, MathyEnvProblemArgs
 from .spaces import (
     MaskedDiscrete,
+    gym_observation,
     masked_observation,
     masked_observation_space,
     observation_space,
@@ -417,16 +418,15 @@ class MathyGymEnv(gymnasium.Env[Observation, np.int64]):
             # Whether the type takes the revisit feature, read once per type
             # object (a signature lookup is too slow for every step).
             self._kind_seen, self._kind_takes_revisits = kind, kind.takes_revisits()
-        built = state.to_observation(
-            move_mask=move_mask,
-            parser=mathy.parser,
-            normalize=True,
-            max_seq_len=mathy.max_seq_len,
-            obs_type=kind.name,
-            mask_as_probabilities=self.mask_as_probabilities,
-            revisits=self.revisits and self._kind_takes_revisits,
+        observation: Observation = gym_observation(
+            kind,
+            state,
+            move_mask,
+            mathy.parser,
+            mathy.max_seq_len,
+            self.revisits and self._kind_takes_revisits,
+            self.mask_as_probabilities,
         )
-        observation: Observation = kind.to_gym(built)
         if self.mask_in_observation:
             return masked_observation(observation, flat_mask)
         return observation

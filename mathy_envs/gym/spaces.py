@@ -1,4 +1,5 @@
-"""Gymnasium spaces: the masked action space and the observation spaces."""
+"""Gymnasium spaces: the masked action space, the observation spaces and the
+observation of a state as a value of its space."""
 
 from typing import Any, Dict, Optional, Union
 
@@ -6,8 +7,11 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
+from mathy_core import ExpressionParser
+
 from ..limits import quote
-from ..observations import ObservationType, get_observation_kind
+from ..observations import ObservationKind, ObservationType, get_observation_kind
+from ..state import MathyEnvState
 
 
 class MaskedDiscrete(spaces.Discrete):
@@ -60,6 +64,32 @@ def observation_space(
     max_seq_len`, `R = num_rules`, with the revisit feature when `revisits`);
     every bound is one the observations really keep."""
     return get_observation_kind(obs_type).space_for(max_seq_len, num_rules, revisits)
+
+
+def gym_observation(
+    kind: ObservationKind[Any],
+    state: MathyEnvState,
+    move_mask: npt.NDArray[np.int8],
+    parser: ExpressionParser,
+    max_seq_len: int,
+    revisits: bool,
+    mask_as_probabilities: bool = False,
+) -> Any:
+    """The normalized observation of type `kind` of `state`, with `move_mask` (a
+    `(rules, nodes)` matrix) as its action mask, as a value of the type's space
+    (`ObservationKind.to_gym`): what `MathyGymEnv` and `MathyVectorEnv` return.
+    `revisits` adds the revisit feature (ask it only of a type that
+    `takes_revisits`)."""
+    built = state.to_observation(
+        move_mask=move_mask,
+        parser=parser,
+        normalize=True,
+        max_seq_len=max_seq_len,
+        obs_type=kind.name,
+        mask_as_probabilities=mask_as_probabilities,
+        revisits=revisits,
+    )
+    return kind.to_gym(built)
 
 
 OBSERVATIONS_KEY = "observations"
@@ -125,6 +155,7 @@ __all__ = (
     "ACTION_MASK_KEY",
     "OBSERVATIONS_KEY",
     "MaskedDiscrete",
+    "gym_observation",
     "is_masked_observation_space",
     "masked_observation",
     "masked_observation_space",

@@ -5,27 +5,29 @@ the native core answers every part of a step it takes it without making Python
 objects for the expression, so it runs many times faster than a
 `SyncVectorEnv` of `MathyGymEnv`s, and it gives each episode the observations,
 masks, rewards, end flags and infos a `MathyGymEnv` would give from the same
-state for the same action (flat observations only), its infos stacked as
-Gymnasium's vector envs stack them.
+state for the same action, its observations and infos stacked as Gymnasium's
+vector envs stack them. Flat observations are written by the batch itself; the
+other types are made from each episode's state after the step.
 """
 
-from typing import Any, Dict, Optional, Tuple, Type
+from typing import Any, Dict, List, Optional, Tuple, Type, Union
 
 import gymnasium
 import numpy as np
 import numpy.typing as npt
 from gymnasium.vector import AutoresetMode
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from .._env.outcome import step_info
 from ..batch import StepBatch
 from ..env import MathyEnv
 from ..limits import quote, type_name
-from ..observations import ObservationType
+from ..observations import ObservationType, get_observation_kind, to_observation_type
+from ..state import MathyEnvState
 from ..types import MathyEnvProblemArgs
 from .env import _gym_seed
 from .registration import GYM_ENV_CLASSES
-from .spaces import observation_space
+from .spaces import gym_observation, observation_space
 
 
 class MathyVectorEnv(gymnasium.vector.VectorEnv):
@@ -39,12 +41,17 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
         revisits: observations carry the revisit feature, as `MathyGymEnv`'s
         mask_revisits: masks leave out the moves back to more visited
             expressions, as `MathyGymEnv`'s
+        obs_type: an `ObservationType`, its string, or the name of any
+            registered observation type, as `MathyGymEnv`'s
         **env_kwargs: keywords of `env_class` (`invalid_action_response` is
             `"penalize"` unless given, as in `MathyGymEnv`)
 
-    Observations are the flat ones (`(num_envs, 4 + 2L + R*L)` float32, `3 + 2L +
-    R*L` with `revisits=False`); actions
-    are flat (`rule * L + node`), one per episode. The infos are those of a
+    Observations are those of `obs_type`, stacked as Gymnasium stacks a space's
+    values (`observation_space` is `batch_space` of `single_observation_space`):
+    flat ones are `(num_envs, 4 + 2L + R*L)` float32 (`3 + 2L + R*L` with
+    `revisits=False`), written by the batch; the other types are a dict of
+    arrays with a leading `num_envs` axis. Actions are flat (`rule * L +
+    node`), one per episode. The infos are those of a
     `SyncVectorEnv` of `MathyGymEnv`s (next-step autoreset) playing the same
     episodes with the same actions, key for key, `_key` mask for mask and dtype
     for dtype: `infos["action_mask"]` is the `(num_envs, R*L)` int8 mask of the
@@ -72,10 +79,14 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
         env_problem_args: Optional[MathyEnvProblemArgs] = None,
         revisits: bool = True,
         mask_revisits: bool = True,
+        obs_type: Union[ObservationType, str] = ObservationType.FLAT,
         **env_kwargs: Any,
     ) -> None:
         if not (isinstance(env_class, type) and issubclass(env_class, MathyEnv)):
             raise ValueError(f"env_class must be a MathyEnv subclass, got {quote(env_class)}")
+        self.obs_type = to_observation_type(obs_type)
+        """The observations' type (its registered name when it is not a built-in one)."""
+        kind = get_observation_kind(self.obs_type)
         env_kwargs.setdefault("invalid_action_response", "penalize")
         if env_kwargs.get("seed") is not None:
             env_kwargs["seed"] = _gym_seed("seed", env_kwargs["seed"])
@@ -87,9 +98,16 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
         """The episodes, stepped together."""
         self.num_envs = self.batch.num_envs
         length, rules = self.mathy.max_seq_len, len(self.mathy.rules)
+        self._kind = None if kind.name == ObservationType.FLAT.value else kind
+        # A type's observations take the revisit feature only where its space
+        # does (as MathyGymEnv's).
+        self._revisits = self.batch.revisits and kind.takes_revisits()
         self.single_observation_space = observation_space(
-            ObservationType.FLAT, length, rules, self.batch.revisits
+            self.obs_type, length, rules, self.batch.revisits
         )
+        # The states the last observations show (kept for the types the batch
+        # does not write).
+        self._shown: List[MathyEnvState] = []
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.single_action_space = gymnasium.spaces.Discrete(self.mathy.action_size)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -124,7 +142,7 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
                 f"{quote(options, 60)}"
             )
         self.batch.reset(None if seed is None else _gym_seed("seed", seed))
-        return self.batch.observations.copy(), self._infos()
+        return self._observations(None), self._infos()
 
     def step(
         self, actions: Any
@@ -141,12 +159,43 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
         stepped = ~(batch.terminated | batch.truncated)
         batch.step(actions)
         return (
-            batch.observations.copy(),
+            self._observations(stepped),
             batch.rewards.copy(),
             batch.terminated.copy(),
             batch.truncated.copy(),
             self._step_infos(stepped),
         )
+
+    def _observations(self, stepped: Optional[npt.NDArray[np.bool_]]) -> Any:
+        """The observations after a reset (`stepped` None) or a step that played
+        the episodes of `stepped`: the batch's flat rows, or each episode's
+        observation of `obs_type`, stacked. An episode whose step outgrew
+        `max_seq_len` shows the state before the step with no valid action (as
+        `MathyGymEnv`)."""
+        batch = self.batch
+        kind = self._kind
+        if kind is None:
+            return batch.observations.copy()
+        mathy = self.mathy
+        length, rules = mathy.max_seq_len, len(mathy.rules)
+        shown = list(batch.states)
+        items = []
+        for index, state in enumerate(shown):
+            if stepped is not None and stepped[index] and batch.oversize[index]:
+                shown[index] = self._shown[index]
+                moves = np.zeros((rules, 0), np.int8)
+            else:
+                nodes = mathy.node_count(state.agent.problem)
+                moves = batch.masks[index].reshape(rules, length)[:, :nodes]
+            items.append(
+                gym_observation(
+                    kind, shown[index], moves, mathy.parser, length, self._revisits
+                )
+            )
+        self._shown = shown
+        space = self.single_observation_space
+        out: Any = create_empty_array(space, self.num_envs)
+        return concatenate(space, items, out)
 
     def _infos(self) -> Dict[str, Any]:
         """A reset's infos: `action_mask` for every episode, as `SyncVectorEnv`

@@ -19,6 +19,7 @@ from mathy_core.rules import CommutativeSwapRule
 
 from mathy_envs.envs import BinomialDistribute, ComplexSimplify, PolySimplify
 from mathy_envs.gym import MathyGymEnv, MathyVectorEnv, sample_valid_actions
+from mathy_envs.observations import observation_types
 from mathy_envs.rewards import RewardScheme
 from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 
@@ -112,6 +113,8 @@ def test_bad_arguments() -> None:
         MathyVectorEnv("PolySimplify", 2)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="num_envs"):
         MathyVectorEnv(PolySimplify, 0)
+    with pytest.raises(ValueError, match="'graphs'"):
+        MathyVectorEnv(PolySimplify, 2, obs_type="graphs")
     vector = MathyVectorEnv(PolySimplify, 2)
     with pytest.raises(ValueError, match="options"):
         vector.reset(options={"x": 1})
@@ -196,7 +199,7 @@ def _side_by_side(env_class: Any, kwargs: Dict[str, Any], count: int, seed: int)
         single.np_random = shared
     observations, infos = vector.reset()
     expected, expected_infos = sync.reset()
-    np.testing.assert_array_equal(observations, expected)
+    _assert_same_observations(observations, expected, "reset")
     _assert_same_infos(infos, expected_infos, "reset")
     return vector, sync, singles, infos
 
@@ -205,11 +208,25 @@ def _assert_same_step(vector: MathyVectorEnv, sync: SyncVectorEnv, actions: Any,
     """Step both with `actions`: the same results and infos; returns the infos."""
     *results, infos = vector.step(actions)
     *expected, expected_infos = sync.step(actions)
-    names = ("observations", "rewards", "terminated", "truncated")
-    for name, mine, theirs in zip(names, results, expected):
+    _assert_same_observations(results[0], expected[0], where)
+    names = ("rewards", "terminated", "truncated")
+    for name, mine, theirs in zip(names, results[1:], expected[1:]):
         np.testing.assert_array_equal(mine, theirs, err_msg=f"{where}: {name}")
     _assert_same_infos(infos, expected_infos, where)
     return infos
+
+
+def _assert_same_observations(mine: Any, theirs: Any, where: str) -> None:
+    """Stacked observations alike: one array, or dicts of the same keys in the
+    same order, each the same dtype, shape and bytes."""
+    if isinstance(theirs, dict):
+        assert isinstance(mine, dict) and list(mine) == list(theirs), (where, list(theirs))
+        for key, value in theirs.items():
+            _assert_same_observations(mine[key], value, f"{where}: {key}")
+        return
+    assert isinstance(mine, np.ndarray), where
+    assert (mine.dtype, mine.shape) == (theirs.dtype, theirs.shape), where
+    assert mine.tobytes() == theirs.tobytes(), where
 
 
 def _assert_same_infos(mine: Dict[str, Any], theirs: Dict[str, Any], where: str) -> None:
@@ -332,3 +349,41 @@ def test_the_fast_path_is_shown_on_the_vector_env() -> None:
     assert (vector.native_reason is None) == (vector.native_fraction > 0)
     vector.mathy.get_win_signal = lambda env_state: 3.0  # type: ignore[method-assign]
     assert vector.native_reason == "the env has its own get_win_signal (set on the instance)"
+
+
+OBSERVATION_CASES: Dict[str, Tuple[Any, Dict[str, Any]]] = {
+    "poly": (PolySimplify, {}),
+    "binomial, no revisit feature": (BinomialDistribute, {"revisits": False}),
+    "outgrowing max_seq_len": (
+        PolySimplify,
+        {"generator": _outgrows, "max_seq_len": PolySimplify().node_count(OUTGROWS)},
+    ),
+}
+
+
+@pytest.mark.parametrize("obs_type", observation_types())
+@pytest.mark.parametrize("case", list(OBSERVATION_CASES))
+def test_every_observation_type_is_stacked_as_a_sync_vector_env_stacks_it(
+    case: str, obs_type: str
+) -> None:
+    """`MathyVectorEnv(obs_type=...)` gives, at every reset and step, the
+    observations of a `SyncVectorEnv` of `MathyGymEnv`s of that type playing the
+    same episodes (each array of the same dtype, shape and bytes), whatever the
+    revisit feature, through episodes reset along the way and steps that outgrow
+    `max_seq_len` (which show the last state that fit, with no valid move)."""
+    env_class, kwargs = OBSERVATION_CASES[case]
+    count, seed = 4, 5
+    vector, sync, _, infos = _side_by_side(env_class, {**kwargs, "obs_type": obs_type}, count, seed)
+    assert vector.observation_space == sync.observation_space
+    assert vector.single_observation_space == sync.single_observation_space
+    rng = np.random.default_rng(seed)
+    resets = oversize = 0
+    for step in range(40):
+        actions = sample_valid_actions(infos["action_mask"], rng)
+        infos = _assert_same_step(vector, sync, actions, f"{obs_type}, step {step}")
+        if "valid" in infos:
+            resets += int((~infos["_valid"]).sum())
+            oversize += int(infos["oversize"].sum())
+    assert resets > 0
+    if case == "outgrowing max_seq_len":
+        assert oversize > 0
