@@ -323,6 +323,10 @@ class StepBatch:
         # episodes aside), and how many of them the native kernel took.
         self._steps_taken = 0
         self._native_steps = 0
+        # The episode starts since the last reset (that reset's included), and
+        # how many of them the native kernel wrote.
+        self._starts = 0
+        self._native_starts = 0
         # The last scoring data the native steps read, with what it was made of.
         self._scoring: Optional[Tuple[Tuple[Any, ...], Scoring]] = None
 
@@ -348,7 +352,9 @@ class StepBatch:
                 "episodes": self._episodes,
                 "hashes": self._hashes,
                 "rules_seen": self._rules_seen,
-                "counts": (self._steps_taken, self._native_steps),
+                "counts": (
+                    self._steps_taken, self._native_steps, self._starts, self._native_starts
+                ),
             }
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
@@ -366,7 +372,8 @@ class StepBatch:
         self._episodes = [episode.copy() for episode in state["episodes"]]
         self._hashes = dict(state["hashes"])
         self._rules_seen = list(state["rules_seen"])
-        self._steps_taken, self._native_steps = state.get("counts", (0, 0))
+        counts = tuple(state.get("counts", ())) + (0, 0, 0, 0)
+        self._steps_taken, self._native_steps, self._starts, self._native_starts = counts[:4]
 
     @property
     def states(self) -> List[MathyEnvState]:
@@ -385,6 +392,16 @@ class StepBatch:
         range, an expression outgrowing `max_seq_len`."""
         with self._lock:
             return self._native_steps / self._steps_taken if self._steps_taken else 0.0
+
+    @property
+    def native_start_fraction(self) -> float:
+        """The share of the episode starts since the last `reset` (its own
+        included, and those of finished episodes by `step`) whose observation
+        and mask the native kernel wrote, from 0.0 to 1.0 (0.0 before any);
+        the others were written from the state as `MathyGymEnv` writes them.
+        The problems themselves are drawn by the env's generator either way."""
+        with self._lock:
+            return self._native_starts / self._starts if self._starts else 0.0
 
     @property
     def native_reason(self) -> Optional[str]:
@@ -411,7 +428,7 @@ class StepBatch:
             self.env.seed(seed)
         self._changed = True
         self._rules_seen = self._rules_now()
-        self._steps_taken = self._native_steps = 0
+        self._steps_taken = self._native_steps = self._starts = self._native_starts = 0
         self._episodes = []
         plan: Optional[_Plan] = None
         for index in range(self.num_envs):
@@ -626,11 +643,13 @@ class StepBatch:
         written by the native kernel where it answers for them (`plan`, as for
         steps), else as `MathyGymEnv` writes them."""
         episode = _Episode(state, self.env.parser)
+        self._starts += 1
         if (
             plan is not None
             and type(state) is MathyEnvState
             and self._kernel.start(index, plan.expressions, state.agent.problem, plan.preferred)
         ):
+            self._native_starts += 1
             self._write_head(
                 self._rows[index], state.agent.problem_type, state.time, episode.visits_now()
             )

@@ -7,6 +7,9 @@ every step, once per observation type, each run starting with cold caches; and
 the same play by `BATCH_ENVS` episodes stepped together (`StepBatch`, flat
 observations), with the share of its steps the native kernel took
 (`StepBatch.native_fraction`) and, when not all, why (`StepBatch.native_reason`).
+The native coverage: the same batched play of every built-in env at every
+difficulty, with the shares of its steps and episode starts the native kernel
+took (`StepBatch.native_start_fraction`).
 
 The floor, for the same steps: the time mathy_core alone needs for one
 `can_apply_to` sweep of every rule over every node, one `apply_to`, one `str()` of
@@ -38,7 +41,7 @@ from ._env.actions import sample_valid_actions
 from .batch import StepBatch
 from ._bench.cores import VectorResult, vector_scaling
 from .env import MathyEnv, sample_valid_action
-from .envs import BinomialDistribute, ComplexSimplify, PolySimplify
+from .envs import MATHY_BUILTIN_ENVS, BinomialDistribute, ComplexSimplify, PolySimplify
 from .observations import ObservationType
 from ._engine import expression_cache
 from ._engine import default_parser
@@ -53,6 +56,9 @@ SEED = 1337
 OBSERVATION_NODES = 40
 MEMORY_STATES = 100_000
 BATCH_ENVS = 64
+COVERAGE_CALLS = 40
+"""The batch steps of each env and difficulty in the native coverage (a fifth of
+them with `--quick`)."""
 
 
 @dataclass
@@ -81,6 +87,19 @@ class BatchedRun(NamedTuple):
     """`StepBatch.native_reason` at the end of the run."""
 
 
+class Coverage(NamedTuple):
+    """The native kernel's share of a batched run of one env and difficulty."""
+
+    env: str
+    difficulty: str
+    steps: float
+    """`StepBatch.native_fraction` at the end of the run."""
+    starts: float
+    """`StepBatch.native_start_fraction` at the end of the run."""
+    reason: Optional[str]
+    """`StepBatch.native_reason` at the end of the run."""
+
+
 @dataclass
 class BenchResult:
     workloads: List[WorkloadResult]
@@ -92,6 +111,7 @@ class BenchResult:
     text_us: Dict[str, float] = field(default_factory=dict)
     worst_reply_ms: float = 0.0
     worst_reply: str = ""
+    coverage: List[Coverage] = field(default_factory=list)
 
 
 WORST_REPLIES: Dict[str, Callable[[int], str]] = {
@@ -158,6 +178,58 @@ def play_batched(env_class: Type[MathyEnv], steps: int) -> BatchedRun:
         batch.step(sample_valid_actions(batch.masks, rng))
     seconds = time.perf_counter() - started
     return BatchedRun(calls * BATCH_ENVS / seconds, batch.native_fraction, batch.native_reason)
+
+
+def native_coverage(calls: int) -> List[Coverage]:
+    """Masked random play of `BATCH_ENVS` episodes of every built-in env at
+    every difficulty, `calls` batch steps each: the share of the steps and of
+    the episode starts the native kernel took, and why none where it took
+    none."""
+    runs = []
+    for env_class in MATHY_BUILTIN_ENVS:
+        for difficulty in MathyEnvDifficulty:
+            batch = StepBatch(env_class(), BATCH_ENVS, MathyEnvProblemArgs(difficulty))
+            rng = np.random.default_rng(SEED)
+            batch.reset(seed=SEED)
+            for _ in range(calls):
+                batch.step(sample_valid_actions(batch.masks, rng))
+            runs.append(
+                Coverage(
+                    env_class.__name__,
+                    difficulty.value,
+                    batch.native_fraction,
+                    batch.native_start_fraction,
+                    batch.native_reason,
+                )
+            )
+    return runs
+
+
+def coverage_lines(runs: List[Coverage]) -> List[str]:
+    """The native coverage as a table: one row per env, a column per
+    difficulty, each cell `steps% / starts%`; then each distinct reason of a
+    run the native kernel took no step of."""
+    difficulties: List[str] = []
+    rows: Dict[str, Dict[str, Coverage]] = {}
+    for run in runs:
+        if run.difficulty not in difficulties:
+            difficulties.append(run.difficulty)
+        rows.setdefault(run.env, {})[run.difficulty] = run
+    width = 18
+    lines = [f"{'env':22}" + "".join(f"{name:>{width}}" for name in difficulties)]
+    for env, cells in rows.items():
+        line = f"{env:22}"
+        for name in difficulties:
+            cell = cells.get(name)
+            text = "-" if cell is None else f"{cell.steps:.1%} / {cell.starts:.1%}"
+            line += f"{text:>{width}}"
+        lines.append(line)
+    reasons: List[str] = []
+    for run in runs:
+        if run.reason is not None and run.reason not in reasons:
+            reasons.append(run.reason)
+    lines.extend(f"  no native steps: {reason}" for reason in reasons)
+    return lines
 
 
 def floor_seconds(env: MathyEnv, taken: List[Tuple[str, ActionType]]) -> float:
@@ -327,7 +399,7 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
     steps = 400 if quick else 3000
     repeats = 1 if quick else 3
     results = []
-    parts = len(WORKLOADS) + 4
+    parts = len(WORKLOADS) + 5
     for index, env_class in enumerate(WORKLOADS, start=1):
         report(f"[{index}/{parts}] {env_class.__name__}: steps/s per observation type and the floor")
         result = WorkloadResult(env=env_class.__name__, steps=steps)
@@ -352,6 +424,8 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
         result.us_per_step = 1e6 / result.steps_per_second[ObservationType.FLAT.value]
         result.floor_multiple = result.us_per_step / result.floor_us_per_step
         results.append(result)
+    report(f"[{parts - 4}/{parts}] native coverage: every built-in env and difficulty, batched")
+    coverage = native_coverage(COVERAGE_CALLS // 5 if quick else COVERAGE_CALLS)
     report(f"[{parts - 3}/{parts}] the text interface: prompts and verdicts")
     text_us = min((text_micros(200 if quick else 1000) for _ in range(repeats)), key=lambda r: r["prompt"])
     worst_ms, worst_what = worst_reply_millis()
@@ -372,6 +446,7 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
         text_us=text_us,
         worst_reply_ms=worst_ms,
         worst_reply=worst_what,
+        coverage=coverage,
     )
 
 
@@ -421,6 +496,15 @@ def run_bench(
     for line in native_lines(result.workloads):
         print(line, file=out)
     print(file=out)
+    if result.coverage:
+        print(
+            f"native share of batched steps / episode starts ({BATCH_ENVS} episodes, "
+            "masked random play, flat observations):",
+            file=out,
+        )
+        for line in coverage_lines(result.coverage):
+            print(line, file=out)
+        print(file=out)
     print(f"to_observation of a {result.observation_nodes}-node expression:", file=out)
     for name, micros in result.observation_us.items():
         print(f"  {name:16} {micros:8.1f} us", file=out)
@@ -464,8 +548,11 @@ __all__ = (
     "WORST_REPLIES",
     "BatchedRun",
     "BenchResult",
+    "Coverage",
     "WorkloadResult",
     "bench",
+    "coverage_lines",
+    "native_coverage",
     "native_lines",
     "play_batched",
     "run_bench",

@@ -8,6 +8,8 @@ scoring and with a scheme of the user's (which the native steps leave to
 `get_next_state`).
 """
 
+import contextlib
+import copy
 import random
 from typing import Any, Callable, List, Optional, Tuple
 from unittest import mock
@@ -786,6 +788,51 @@ def test_native_fraction_is_the_share_of_steps_the_kernel_took() -> None:
     assert copied.native_fraction == batch.native_fraction
     batch.reset()
     assert batch.native_fraction == 0.0
+
+
+def test_native_start_fraction_is_the_share_of_starts_the_kernel_wrote() -> None:
+    # A start the kernel does not write goes through StepBatch._write. On the
+    # native core no step of this play leaves the kernel (so every _write is a
+    # start's): the fraction is what those calls leave of the starts (the
+    # reset's and those of finished episodes).
+    writes: List[int] = []
+    original = StepBatch._write
+
+    def counted(self: StepBatch, index: int, state: Any, oversize: bool = False) -> Any:
+        writes.append(index)
+        return original(self, index, state, oversize)
+
+    def no_step(self: StepBatch, *args: Any) -> Any:
+        pytest.fail("a step left the kernel")
+
+    batch = StepBatch(PolySimplify(), 8, MathyEnvProblemArgs(MathyEnvDifficulty.easy))
+    assert batch.native_start_fraction == 0.0  # no start yet
+    rng = np.random.default_rng(3)
+    native = CORE == "native"
+    with contextlib.ExitStack() as patches:
+        if native:
+            patches.enter_context(mock.patch.object(StepBatch, "_write", counted))
+            patches.enter_context(mock.patch.object(StepBatch, "_step", no_step))
+        batch.reset(seed=3)
+        starts = 8
+        for _ in range(40):
+            expected = (starts - len(writes)) / starts if native else 0.0
+            assert batch.native_start_fraction == pytest.approx(expected)
+            starts += int((batch.terminated | batch.truncated).sum())
+            batch.step(sample_valid_actions(batch.masks, rng))
+    assert starts > 8  # episodes ended and started again
+    if CORE == "native":
+        assert batch.native_start_fraction == 1.0
+    else:
+        assert batch.native_start_fraction == 0.0
+    copied = copy.deepcopy(batch)
+    assert copied.native_start_fraction == batch.native_start_fraction
+    # With a method of the user's the kernel reproduces, no start is native.
+    env = PolySimplify()
+    env.get_win_signal = lambda env_state: 7.0  # type: ignore[method-assign]
+    user = StepBatch(env, 2)
+    user.reset(seed=1)
+    assert user.native_reason is not None and user.native_start_fraction == 0.0
 
 
 def test_native_reason_follows_the_env_as_it_changes() -> None:

@@ -4,8 +4,16 @@ kernel took, and why not all (the rest of the benchmark: tests/test_cli.py)."""
 from mathy_envs import MathyEnvState
 from mathy_envs._engine import kernel_unavailable
 from mathy_envs._engine.native import CORE
-from mathy_envs.bench import WorkloadResult, native_lines, play_batched
-from mathy_envs.envs import PolySimplify
+from mathy_envs.bench import (
+    Coverage,
+    WorkloadResult,
+    coverage_lines,
+    native_coverage,
+    native_lines,
+    play_batched,
+)
+from mathy_envs.envs import MATHY_BUILTIN_ENVS, PolySimplify
+from mathy_envs.types import MathyEnvDifficulty
 
 
 class _Scored(PolySimplify):
@@ -37,3 +45,35 @@ def test_the_native_lines_give_each_share_and_the_reasons() -> None:
     assert lines[1].startswith("  Most: the other steps' expressions needed the Python path")
     assert lines[2] == "  None: no native steps: a reason"
     assert len(lines) == 3
+
+
+def test_the_native_coverage_covers_every_built_in_env_and_difficulty() -> None:
+    runs = native_coverage(1)
+    assert [(run.env, run.difficulty) for run in runs] == [
+        (env_class.__name__, difficulty.value)
+        for env_class in MATHY_BUILTIN_ENVS
+        for difficulty in MathyEnvDifficulty
+    ]
+    for run in runs:
+        assert 0.0 <= run.steps <= 1.0 and 0.0 <= run.starts <= 1.0
+        if run.reason is not None:
+            assert run.steps == run.starts == 0.0
+    simplify = [run for run in runs if run.env == "PolySimplify"]
+    if CORE == "native":
+        assert all(run.reason is None and run.starts == 1.0 for run in simplify)
+    else:
+        assert all(run.reason == kernel_unavailable() for run in simplify)
+
+
+def test_the_coverage_table_has_a_row_per_env_and_a_column_per_difficulty() -> None:
+    runs = [
+        Coverage("A", "easy", 1.0, 1.0, None),
+        Coverage("A", "hard", 0.5, 0.25, None),
+        Coverage("B", "easy", 0.0, 0.0, "a reason"),
+        Coverage("B", "hard", 0.0, 0.0, "a reason"),
+    ]
+    lines = coverage_lines(runs)
+    assert lines[0].split() == ["env", "easy", "hard"]
+    assert lines[1].split() == ["A", "100.0%", "/", "100.0%", "50.0%", "/", "25.0%"]
+    assert lines[2].split() == ["B", "0.0%", "/", "0.0%", "0.0%", "/", "0.0%"]
+    assert lines[3:] == ["  no native steps: a reason"]

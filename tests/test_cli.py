@@ -417,6 +417,8 @@ def _fast_bench(monkeypatch: pytest.MonkeyPatch) -> None:
     text = {"step": 10.0, "prompt": 30.0, "verdict_accepted": 5.0, "verdict_refused": 20.0}
     monkeypatch.setattr(bench_module, "text_micros", lambda steps: text)
     monkeypatch.setattr(bench_module, "worst_reply_millis", lambda: (12.5, "spaces after 'answer', rewrite"))
+    coverage = [bench_module.Coverage("PolySimplify", "easy", 1.0, 0.5, None)]
+    monkeypatch.setattr(bench_module, "native_coverage", lambda calls: coverage)
 
 
 def test_bench_reports_each_part_as_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -425,7 +427,7 @@ def test_bench_reports_each_part_as_it_starts(monkeypatch: pytest.MonkeyPatch) -
     _fast_bench(monkeypatch)
     parts: List[str] = []
     result = bench(quick=True, progress=parts.append)
-    total = len(WORKLOADS) + 4
+    total = len(WORKLOADS) + 5
     assert len(parts) == total
     assert [part.split("]")[0] for part in parts] == [f"[{i}/{total}" for i in range(1, total + 1)]
     assert [w.env for w in result.workloads] == [c.__name__ for c in WORKLOADS]
@@ -443,9 +445,10 @@ def test_cli_bench_shows_progress_only_on_a_terminal(
     progress = [line for line in capsys.readouterr().err.splitlines() if line.startswith("mathy-envs bench: [")]
     from mathy_envs.bench import WORKLOADS
 
-    assert len(progress) == (len(WORKLOADS) + 4 if terminal else 0)
+    assert len(progress) == (len(WORKLOADS) + 5 if terminal else 0)
     assert "steps/s" in out.getvalue()
     assert re.search(r"prompt with its numbered moves +30\.0 us \(3\.0 steps\)", out.getvalue())
+    assert re.search(r"^PolySimplify +100\.0% / 50\.0%$", out.getvalue(), re.M)
     assert (
         "slowest verdict on a hostile 100,000-character reply: 12.5 ms "
         "(spaces after 'answer', rewrite)" in out.getvalue()

@@ -66,8 +66,8 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
 
     `MathyVectorEnv.from_id("mathy-poly-normal-v0", 64)` builds one for a
     registered id.
-    `native_reason` and `native_fraction` tell whether (and how often) the
-    native kernel took the steps.
+    `native_reason`, `native_fraction` and `native_start_fraction` tell
+    whether (and how often) the native kernel took the steps and the starts.
     """
 
     metadata: Dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}
@@ -117,6 +117,13 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
         """The share of the steps since the last reset the native kernel took
         (`StepBatch.native_fraction` of `batch`)."""
         return self.batch.native_fraction
+
+    @property
+    def native_start_fraction(self) -> float:
+        """The share of the episode starts since the last reset whose
+        observation and mask the native kernel wrote
+        (`StepBatch.native_start_fraction` of `batch`)."""
+        return self.batch.native_start_fraction
 
     @property
     def native_reason(self) -> Optional[str]:

@@ -345,8 +345,10 @@ def test_the_fast_path_is_shown_on_the_vector_env() -> None:
     for _ in range(10):
         vector.step(sample_valid_actions(vector.batch.masks, rng))
     assert vector.native_fraction == vector.batch.native_fraction
+    assert vector.native_start_fraction == vector.batch.native_start_fraction
     assert vector.native_reason == vector.batch.native_reason
     assert (vector.native_reason is None) == (vector.native_fraction > 0)
+    assert (vector.native_reason is None) == (vector.native_start_fraction > 0)
     vector.mathy.get_win_signal = lambda env_state: 3.0  # type: ignore[method-assign]
     assert vector.native_reason == "the env has its own get_win_signal (set on the instance)"
 
