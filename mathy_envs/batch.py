@@ -30,8 +30,9 @@ native (None when they are), and `StepBatch.native_fraction` how many were.
         # batch.observations, batch.masks, batch.rewards, batch.terminated, ...
 """
 
+import functools
 import threading
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +40,7 @@ from mathy_core import ExpressionParser
 
 from ._engine import (
     ExpressionCache,
+    NATIVE_GOALS,
     FlatKernel,
     canonical_text,
     commute_preference,
@@ -49,7 +51,7 @@ from ._env.outcome import StepOutcome, outcome_of, step_outcome
 from ._support.pristine import changed_attribute, changed_module_attribute, defined_attributes
 from ._support.settings import check_seed
 from .env import MathyEnv
-from .envs.goal import SimplifyGoalEnv
+from .envs.goal import GoalEnv
 from .limits import quote, type_name
 from .observations.build import problem_hash
 from .observations.common import revisit_value
@@ -58,16 +60,6 @@ from .rewards import Scoring, custom_scoring
 from .state import MathyEnvState, episode_time
 from .types import EnvRewards, MathyEnvProblemArgs
 
-_LIBRARY_CLASSES = (*(kind for kind in SimplifyGoalEnv.__mro__ if kind is not object),)
-"""The classes whose methods the native steps reproduce."""
-_METHODS = frozenset(
-    name
-    for kind in _LIBRARY_CLASSES
-    for name, value in (defined_attributes(kind) or {}).items()
-    if callable(value) or isinstance(value, (property, classmethod, staticmethod))
-)
-"""The names of the env methods (and properties) the native steps may depend on,
-as the library defined them."""
 _START_METHODS = frozenset(
     {
         "__init__",
@@ -85,41 +77,90 @@ _START_METHODS = frozenset(
 )
 """Methods a subclass may override and still have its steps taken natively: they
 only start episodes, which always go through them."""
-_STEP_METHODS = (_METHODS - _START_METHODS - {"__getstate__", "__setstate__"}) | {
-    "__getattribute__",
-    "__getattr__",
-}
-"""What no class of an env may define for its steps to be taken natively, but
-the library's classes as they defined it."""
+
+
+class _Library(NamedTuple):
+    """What the native steps of the envs of one goal class reproduce."""
+
+    classes: Tuple[type, ...]
+    """The goal class and its bases: the classes whose methods they reproduce."""
+    methods: FrozenSet[str]
+    """The names of the env methods (and properties) they may depend on, as the
+    library defined them."""
+    step_methods: FrozenSet[str]
+    """What no other class of an env may define for its steps to be taken
+    natively."""
+    goal: str
+    """The goal the kernel tells (`GoalEnv.native_goal`, one of `NATIVE_GOALS`)."""
+
+
+def _goal_class(kind: type) -> Optional[type]:
+    """The class of `kind`'s hierarchy whose `native_goal` its envs have (the
+    first in its method resolution order that declares one), or None."""
+    for base in kind.__mro__:
+        if "native_goal" in vars(base):
+            return base
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _library(goal_class: type) -> Optional[_Library]:
+    """`_Library` of a goal class of the library's (one `pristine` recorded,
+    declaring a goal of `NATIVE_GOALS`), None for any other class. Only such
+    classes are asked (a few, so the cache stays small)."""
+    defined = defined_attributes(goal_class)
+    goal = None if defined is None else defined.get("native_goal")
+    if not isinstance(goal, str) or goal not in NATIVE_GOALS:
+        return None
+    classes = tuple(kind for kind in goal_class.__mro__ if kind is not object)
+    methods = frozenset(
+        name
+        for kind in classes
+        for name, value in (defined_attributes(kind) or {}).items()
+        if callable(value) or isinstance(value, (property, classmethod, staticmethod))
+    ) - {"generator"}  # draws problems only; every env holds its generator= argument
+    step_methods = (methods - _START_METHODS - {"__getstate__", "__setstate__"}) | {
+        "__getattribute__",
+        "__getattr__",
+    }
+    return _Library(classes, methods, step_methods, goal)
 
 
 def _library_code_reason(env: MathyEnv) -> Optional[str]:
     """Why a step of `env` may run code the native steps do not reproduce (a
     sentence), or None when every method they reproduce is the library's own,
-    as it defined it: `SimplifyGoalEnv`'s and its bases' (none replaced on
-    those classes since, at any time), defined by no other class anywhere in
+    as it defined it: those of the library's goal class that declares the
+    env's `native_goal` (`SimplifyGoalEnv`, `PolyCommuteLikeTerms`) and of its
+    bases (none replaced on those classes since, at any time), defined by no other class anywhere in
     the env's class hierarchy (a subclass, or a mixin placed before or after a
     library class), none set on the instance (but those that only start
     episodes), the reward scheme's scoring the library's (`custom_scoring`),
     the states plain, unchanged `MathyEnvState`s, and no function or constant of
     the library's modules replaced (`changed_module_attribute`). Asked before
     every batch call, so a change made at any time counts."""
-    if not isinstance(env, SimplifyGoalEnv):
+    goal_class = _goal_class(type(env))
+    if goal_class is None or vars(goal_class)["native_goal"] is None:
         return (
-            f"{type(env).__name__} is not a SimplifyGoalEnv (the native core "
-            "knows the simplify tasks' goal only)"
+            f"{type(env).__name__}'s goal is not one the native core knows (its "
+            "class declares no native_goal)"
+        )
+    library = _library(goal_class) if defined_attributes(goal_class) is not None else None
+    if library is None:
+        return (
+            f"{goal_class.__name__} declares native_goal, which only the library's "
+            "env classes may"
         )
     for kind in type(env).__mro__:
         if kind is object:
             continue
-        if kind in _LIBRARY_CLASSES:
+        if kind in library.classes:
             changed = changed_attribute(kind)
             if changed is not None:
                 return f"{kind.__name__}.{changed} was replaced after import"
-        elif not vars(kind).keys().isdisjoint(_STEP_METHODS):
-            return f"{kind.__name__} overrides {min(vars(kind).keys() & _STEP_METHODS)}"
-    if not env.__dict__.keys().isdisjoint(_METHODS):
-        own = min(env.__dict__.keys() & _METHODS)
+        elif not vars(kind).keys().isdisjoint(library.step_methods):
+            return f"{kind.__name__} overrides {min(vars(kind).keys() & library.step_methods)}"
+    if not env.__dict__.keys().isdisjoint(library.methods):
+        own = min(env.__dict__.keys() & library.methods)
         return f"the env has its own {own} (set on the instance)"
     scoring = custom_scoring(env.reward_scheme)
     if scoring is not None:
@@ -139,12 +180,13 @@ _RESET = StepOutcome(0.0, False, False, False, False, False)
 
 class _Plan(NamedTuple):
     """How the native kernel takes the steps of one batch call: commutative
-    swap's setting, the reward scheme's scoring as data and the env's cache of
-    parsed texts (the calling thread's)."""
+    swap's setting, the reward scheme's scoring as data, the env's cache of
+    parsed texts (the calling thread's) and the goal the kernel tells."""
 
     preferred: bool
     scoring: Scoring
     expressions: ExpressionCache
+    goal: str
 
 
 class _Episode:
@@ -533,7 +575,7 @@ class StepBatch:
         """`native_reason`: the first reason of the env's, else the core's."""
         env = self.env
         reason = _library_code_reason(env)
-        if reason is not None or not isinstance(env, SimplifyGoalEnv):
+        if reason is not None or not isinstance(env, GoalEnv):
             return reason
         if env.goal_depends_on_history:
             return f"{type(env).__name__}'s goal depends on the history (goal_depends_on_history)"
@@ -565,7 +607,13 @@ class StepBatch:
             if scoring is None:
                 return None
             self._scoring = (key, scoring)
-        return _Plan(bool(commute_preference(rules)), self._scoring[1], env._expressions)
+        goal_class = _goal_class(type(env))
+        library = None if goal_class is None else _library(goal_class)
+        if library is None:
+            return None  # _native_reason said otherwise a moment ago (another thread)
+        return _Plan(
+            bool(commute_preference(rules)), self._scoring[1], env._expressions, library.goal
+        )
 
     def _native_step(
         self, episode: _Episode, index: int, action: int, plan: _Plan
@@ -579,7 +627,7 @@ class StepBatch:
             return None  # a state of the user's class: its methods decide
         rule, node = divmod(action, self._length)
         made = self._kernel.step(
-            index, plan.expressions, episode.text, rule, node, plan.preferred
+            index, plan.expressions, episode.text, rule, node, plan.preferred, plan.goal
         )
         if made is None:
             return None

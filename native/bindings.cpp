@@ -470,21 +470,26 @@ PYBIND11_MODULE(_native, module) {
                          moves.emplace_back(static_cast<int>(rule), static_cast<int>(column));
                      }
                  }
-                 // The visits, keyed by views of their texts' UTF-8 (the dict holds
-                 // them for the call).
+                 // The visits, keyed by views of their texts' UTF-8. The views
+                 // point into the keys, which `items` holds for the call: a
+                 // count's own conversion (`__index__`) may change the dict.
                  std::unordered_map<std::string_view, long> seen;
                  std::vector<long> counts;
                  if (!moves.empty()) {
-                     seen.reserve(visits.size());
-                     for (const auto& item : visits) {
+                     const py::list items =
+                         py::reinterpret_steal<py::list>(PyDict_Items(visits.ptr()));
+                     if (!items) throw py::error_already_set();
+                     seen.reserve(items.size());
+                     for (const auto& entry : items) {
+                         const py::tuple pair = py::reinterpret_borrow<py::tuple>(entry);
+                         PyObject* key = pair[0].ptr();
                          Py_ssize_t size = 0;
-                         const char* data = PyUnicode_Check(item.first.ptr())
-                                                ? PyUnicode_AsUTF8AndSize(item.first.ptr(), &size)
-                                                : nullptr;
+                         const char* data =
+                             PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, &size) : nullptr;
                          long count = 0;
                          try {
                              if (data == nullptr) throw py::cast_error();
-                             count = py::cast<long>(item.second);
+                             count = py::cast<long>(pair[1]);
                          } catch (const py::cast_error&) {
                              PyErr_Clear();
                              refuse(who, "visits must map texts (str) to visit counts (int)");
@@ -507,7 +512,8 @@ PYBIND11_MODULE(_native, module) {
                  auto* flags = static_cast<char*>(out.ptr);
                  auto* floats = static_cast<char*>(values.ptr);  // strides are in bytes
                  if (step == 1 && out.strides[0] == 1) {
-                     std::memcpy(flags, grid, static_cast<std::size_t>(needed));
+                     // The rows may be views of one array (overlapping).
+                     std::memmove(flags, grid, static_cast<std::size_t>(needed));
                  } else {
                      for (py::ssize_t at = 0; at < needed; ++at)
                          flags[at * out.strides[0]] = grid[at * step];

@@ -23,7 +23,7 @@ from mathy_core.rules import CommutativeSwapRule
 from mathy_envs import MathyEnv, MathyEnvState
 from mathy_envs.batch import StepBatch
 from mathy_envs._env.actions import sample_valid_actions
-from mathy_envs.envs import ENV_TASKS, PolySimplify
+from mathy_envs.envs import ENV_TASKS, PolyCommuteLikeTerms, PolySimplify
 from mathy_envs._engine import kernel_unavailable, native_built
 from mathy_envs._engine.native import CORE
 from mathy_envs.observations.flat import flat_head
@@ -854,15 +854,51 @@ def test_native_reason_follows_the_env_as_it_changes() -> None:
     assert batch.native_reason == kernel_unavailable()
 
 
-def test_an_env_without_the_simplify_goal_says_so() -> None:
-    batch = StepBatch(ENV_TASKS["poly-commute"](), 2)
+def test_an_env_whose_goal_the_native_core_does_not_know_says_so() -> None:
+    batch = StepBatch(ENV_TASKS["poly-grouping"](), 2)
     batch.reset(seed=0)
-    name = ENV_TASKS["poly-commute"].__name__
+    name = ENV_TASKS["poly-grouping"].__name__
     assert batch.native_reason == (
-        f"{name} is not a SimplifyGoalEnv (the native core knows the simplify tasks' goal only)"
+        f"{name}'s goal is not one the native core knows (its class declares no "
+        "native_goal)"
     )
     batch.step(sample_valid_actions(batch.masks, np.random.default_rng(0)))
     assert batch.native_fraction == 0.0
+
+
+class _ClaimsAGoal(PolySimplify):
+    native_goal = "simplified"
+
+
+class _CommuteGoalOfItsOwn(PolyCommuteLikeTerms):
+    def is_goal(self, env_state: MathyEnvState, expression: Any) -> bool:
+        return False
+
+
+def test_only_the_librarys_classes_declare_a_native_goal() -> None:
+    batch = StepBatch(_ClaimsAGoal(), 2)
+    assert batch.native_reason == (
+        "_ClaimsAGoal declares native_goal, which only the library's env classes may"
+    )
+    penalize: Any = {"invalid_action_response": "penalize"}
+    batch = StepBatch(_CommuteGoalOfItsOwn(**penalize), 2)
+    assert batch.native_reason == "_CommuteGoalOfItsOwn overrides is_goal"
+    compared, _ = check_steps(batch, _CommuteGoalOfItsOwn(**penalize), steps=10, seed=2)
+    assert compared > 0 and batch.native_fraction == 0.0
+
+
+def test_the_commute_tasks_goal_is_told_by_the_native_kernel() -> None:
+    # PolyCommuteLikeTerms is won when factor out applies somewhere: the native
+    # kernel tells it from the new expression's mask; its wins are
+    # get_next_state's.
+    penalize: Any = {"invalid_action_response": "penalize"}
+    batch = StepBatch(PolyCommuteLikeTerms(**penalize), 8)
+    batch.reset(seed=4)
+    assert batch.native_reason == kernel_unavailable()
+    compared, ended = check_steps(batch, PolyCommuteLikeTerms(**penalize), steps=30, seed=4)
+    assert compared >= 100 and ended > 0
+    if CORE == "native":
+        assert batch.native_fraction > 0.9
 
 
 def test_the_pure_python_core_is_named_as_the_reason() -> None:

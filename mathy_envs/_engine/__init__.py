@@ -32,7 +32,13 @@ name here gives the same result on the native core and on the pure-Python one
 
 from .admission import SAFE_CONSTANT, SAFE_SIZE, admit
 from .expressions import ParsedExpression, private_entry
-from .kernel import FlatKernel, kernel_unavailable
+from .kernel import (
+    GOAL_FACTOR_OUT_APPLIES,
+    GOAL_SIMPLIFIED,
+    NATIVE_GOALS,
+    FlatKernel,
+    kernel_unavailable,
+)
 from .layout import MAX_TYPE_ID, NodeLayout
 from .masks import (
     MASK_CACHE_SIZE,
@@ -137,4 +143,7 @@ __all__ = (
     "tree_mask",
     "FlatKernel",
     "kernel_unavailable",
+    "GOAL_FACTOR_OUT_APPLIES",
+    "GOAL_SIMPLIFIED",
+    "NATIVE_GOALS",
 )

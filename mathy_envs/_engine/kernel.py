@@ -2,7 +2,7 @@
 
 A batch slot's step, where the native core answers every part of it, is one
 call: the rewrite of the expression by a core rule, the parse of the new text,
-its admission, the simplify tasks' goal, the valid-move mask and the flat
+its admission, the goal (`NATIVE_GOALS`), the valid-move mask and the flat
 observation row (past its head), written into the batch's arrays with no Python
 object made for the expression. `FlatKernel` holds each slot's native parse
 (the expression it stepped to last) and makes those calls; where the native
@@ -18,13 +18,29 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import numpy.typing as npt
 
+from mathy_core.rules import DistributiveFactorOutRule
+
 from .admission import SAFE_CONSTANT, SAFE_SIZE
 from .layout import MAX_TYPE_ID
 from .native import NativeExpression, core_reason
 from .parse_cache import ExpressionCache
+from .rules import CORE_RULE_TABLE
 
 FloatRow = npt.NDArray[np.float32]
 ByteRow = npt.NDArray[np.int8]
+
+GOAL_SIMPLIFIED = "simplified"
+"""The goal of the simplify tasks (`is_simplified`): the native core's verdict on
+the new expression."""
+GOAL_FACTOR_OUT_APPLIES = "factor out applies"
+"""Distributive factor out applies to some node (`factor_out_applies`): a valid
+cell in factor out's row of the new expression's mask."""
+NATIVE_GOALS = frozenset({GOAL_SIMPLIFIED, GOAL_FACTOR_OUT_APPLIES})
+"""The goals the kernel tells of each new expression (an env class's
+`native_goal`)."""
+_FACTOR_OUT_ROW = next(
+    index for index, row in enumerate(CORE_RULE_TABLE) if row.kind is DistributiveFactorOutRule
+)
 
 
 def kernel_unavailable() -> Optional[str]:
@@ -106,11 +122,12 @@ class FlatKernel:
         rule: int,
         node: int,
         preferred: bool,
+        goal: str = GOAL_SIMPLIFIED,
     ) -> Optional[Tuple[str, bool]]:
         """Apply core rule `rule` at node `node` (a valid move) to slot `slot`'s
         expression `text` and write the new expression's observation row (past
-        its head) and mask: `(new text, won)`, `won` whether it is simplified
-        (the simplify tasks' goal); None, having written nothing and kept the
+        its head) and mask: `(new text, won)`, `won` whether it reached `goal`
+        (one of `NATIVE_GOALS`); None, having written nothing and kept the
         slot as it was, where the native core leaves the step to the Python
         path (a text it did not parse, a rewrite or a parse left to mathy_core,
         an expression outside its safe range or bigger than a row)."""
@@ -126,6 +143,11 @@ class FlatKernel:
         if made is None:
             return None
         self._parses[slot], written, won = made
+        if goal == GOAL_FACTOR_OUT_APPLIES:
+            start = _FACTOR_OUT_ROW * self._length
+            won = bool(self._masks[slot][start : start + self._length].any())
+        elif goal != GOAL_SIMPLIFIED:
+            raise ValueError(f"goal must be one of {sorted(NATIVE_GOALS)}, got {goal!r}")
         return written, won
 
     def offer(self, slot: int, visits: Dict[str, int]) -> bool:
@@ -141,4 +163,10 @@ class FlatKernel:
         )
 
 
-__all__ = ("FlatKernel", "kernel_unavailable")
+__all__ = (
+    "GOAL_FACTOR_OUT_APPLIES",
+    "GOAL_SIMPLIFIED",
+    "NATIVE_GOALS",
+    "FlatKernel",
+    "kernel_unavailable",
+)

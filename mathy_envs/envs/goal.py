@@ -1,6 +1,6 @@
 """`GoalEnv`: the shared shape of the built-in tasks, won when a goal holds."""
 
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional
 
 from mathy_core import MathExpression
 
@@ -9,7 +9,7 @@ from ..env import UNREAD_TREE, MathyEnv
 from .._support.lru import LRUCache
 from ..observations import MathyObservation
 from ..state import MathyEnvState
-from .._engine import SimplifiedCheck, is_simplified, simplified_entry
+from .._engine import GOAL_SIMPLIFIED, SimplifiedCheck, is_simplified, simplified_entry
 from .._engine import copy_tree, is_library_code
 from ..time_step import TimeStep, termination
 from ..types import MathyEnvProblem, MathyEnvProblemArgs
@@ -56,6 +56,11 @@ class GoalEnv(MathyEnv):
 
     moves_per_complexity: int = 4
     goal_depends_on_history: bool = False
+    native_goal: ClassVar[Optional[str]] = None
+    """The goal as the native batch kernel knows it, declared by the library's
+    env classes whose `is_goal` it reproduces (`StepBatch` steps the others
+    through `get_next_state`); a class of yours that declares it is not
+    believed."""
     supports_equations = False
 
     def __init__(self, **kwargs: Any) -> None:
@@ -103,6 +108,8 @@ class GoalEnv(MathyEnv):
 class SimplifyGoalEnv(GoalEnv):
     """A task won when the expression is simplified: no like terms remain and every
     term is in preferred form (`is_simplified`)."""
+
+    native_goal = GOAL_SIMPLIFIED
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

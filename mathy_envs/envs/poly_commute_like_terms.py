@@ -16,7 +16,8 @@ from ..problems import (
     tree_check,
 )
 from ..state import MathyEnvState
-from .._engine import factor_out_applies
+from .._engine import GOAL_FACTOR_OUT_APPLIES, factor_out_applies
+from .._support.pristine import pristine
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import GoalEnv
@@ -66,6 +67,7 @@ def commute_like_terms(
     return retry(build, tree_check(factor_out_applies), "commute_like_terms")
 
 
+@pristine
 class PolyCommuteLikeTerms(GoalEnv):
     """Commute and regroup terms until two like terms can be factored together.
 
@@ -100,6 +102,7 @@ class PolyCommuteLikeTerms(GoalEnv):
 
     namespace = NAMESPACE
     generator = staticmethod(poly_commute_like_terms_problem)
+    native_goal = GOAL_FACTOR_OUT_APPLIES
 
     def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
         return factor_out_applies(self.tree_of(env_state, expression))

@@ -142,7 +142,9 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
 
     def reset(
         self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
-    ) -> Tuple[npt.NDArray[np.float32], Dict[str, Any]]:
+    ) -> Tuple[Any, Dict[str, Any]]:
+        """Start a new episode in every slot: `(observations, infos)`, the
+        observations an array (flat) or a dict of arrays (the other types)."""
         if options is not None:
             raise ValueError(
                 f"MathyVectorEnv.reset takes no options, got {type_name(options)} "
@@ -154,7 +156,7 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
     def step(
         self, actions: Any
     ) -> Tuple[
-        npt.NDArray[np.float32],
+        Any,
         npt.NDArray[np.float64],
         npt.NDArray[np.bool_],
         npt.NDArray[np.bool_],
@@ -193,7 +195,9 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
                 moves = np.zeros((rules, 0), np.int8)
             else:
                 nodes = mathy.node_count(state.agent.problem)
+                # A read-only view, as MathyGymEnv's masks are to a type's code.
                 moves = batch.masks[index].reshape(rules, length)[:, :nodes]
+                moves.flags.writeable = False
             items.append(
                 gym_observation(
                     kind, shown[index], moves, mathy.parser, length, self._revisits

@@ -14,7 +14,7 @@ observation array of every registered type must be the same, arrays to the byte.
 
 import random
 from contextlib import contextmanager
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 from unittest import mock
 
 import numpy as np
@@ -303,6 +303,46 @@ def test_offer_checks_its_length_and_buffers() -> None:
     refused(valid, flags, floats, {3: 3})
     assert locked.tobytes() == before[:cells]
     assert locked_values.tobytes() == before_values[: 4 * cells]
+
+
+def test_offer_reads_the_visits_as_they_were_when_called() -> None:
+    # A count's conversion (`__index__`) is Python code that may change the dict
+    # (here: empty it, freeing its keys) while the offer reads it: the offer
+    # reads the items as they were when called.
+    native, expression = native_expression()
+    count = len(expression)
+    grid = valid_moves(native, expression, count)
+    valid = grid.reshape(-1)
+    rule, node, text = max(expression.apply_mask(grid))
+    visits: Dict[Any, Any] = {}
+
+    class Emptying:
+        def __index__(self) -> int:
+            visits.clear()
+            return 1
+
+    visits["".join([text[:2], text[2:]])] = 5  # a key only the dict holds
+    visits["no such text"] = Emptying()
+    offered = np.zeros_like(valid)
+    values = np.zeros(valid.size, np.float32)
+    assert expression.offer(valid, visits, offered, values, count)
+    wanted = valid.copy()
+    wanted[rule * count + node] = 0
+    assert offered.tobytes() == wanted.tobytes()
+    assert visits == {}
+
+
+def test_offer_copies_between_overlapping_rows() -> None:
+    native, expression = native_expression()
+    count = len(expression)
+    valid = valid_moves(native, expression, count).reshape(-1)
+    cells = valid.size
+    shared = np.zeros(cells + 1, np.int8)
+    shared[1:] = valid
+    values = np.zeros(cells, np.float32)
+    # The offered row starts one cell before the valid row, in the same array.
+    assert expression.offer(shared[1:], {}, shared[:-1], values, count)
+    assert shared[:-1].tobytes() == valid.tobytes()
 
 
 def test_apply_mask_checks_the_mask_against_the_rules_and_the_tree() -> None:

@@ -389,3 +389,30 @@ def test_every_observation_type_is_stacked_as_a_sync_vector_env_stacks_it(
     assert resets > 0
     if case == "outgrowing max_seq_len":
         assert oversize > 0
+
+
+def test_an_observation_type_is_given_read_only_masks() -> None:
+    """A registered type's code gets the mask read-only, as from `MathyGymEnv`:
+    writing into it raises and changes none of the vector env's masks."""
+    from mathy_envs.observations import register_observation, unregister_observation
+    from mathy_envs.observations.registry import get_observation_kind
+
+    flat = get_observation_kind("flat")
+
+    class Scribbling(type(flat)):  # type: ignore[misc]
+        name = "scribbling"
+
+        def build(self, inputs: Any) -> Any:
+            inputs.move_mask[...] = 0
+            return super().build(inputs)
+
+    register_observation(Scribbling())
+    try:
+        vector = MathyVectorEnv(PolySimplify, 2, obs_type="scribbling")
+        with pytest.raises(ValueError, match="read-only"):
+            vector.reset(seed=0)
+        single = MathyGymEnv(PolySimplify, obs_type="scribbling")
+        with pytest.raises(ValueError, match="read-only"):
+            single.reset(seed=0)
+    finally:
+        unregister_observation("scribbling")
