@@ -641,6 +641,16 @@ PYBIND11_MODULE(_native, module) {
              "`(point_values(points, roots), symbolic_value(prefix))` of the tree "
              "mathy_core's `apply_to` of core rule `rule` at node `node` makes (before "
              "printing), each None where out of reach; None where `apply` gives None.")
+        .def("like_terms_grouped",
+             [](const Parsed& self) -> std::optional<bool> {
+                 const Tree::Answer answer = self.tree.like_terms_grouped();
+                 if (answer == Tree::UNKNOWN) return std::nullopt;
+                 return answer == Tree::YES;
+             },
+             "mathy_envs' `like_terms_grouped` of the whole expression (every kind of "
+             "term of its sum forms one contiguous run), or None where the native core "
+             "leaves it to the Python path (an exponent a double does not hold "
+             "exactly).")
         .def("simplified",
              [](const Parsed& self) -> std::optional<bool> {
                  const Tree::Answer answer = self.tree.simplified();

@@ -129,6 +129,9 @@ class Tree {
     // mathy_core's `is_simplified(root)` (native/terms.cpp): no like terms, and
     // every term in preferred form.
     Answer simplified() const;
+    // mathy_envs' `like_terms_grouped(root)` (mathy_envs/_engine/terms.py): every
+    // kind of term of the root's sum forms one contiguous run.
+    Answer like_terms_grouped() const;
     // mathy_core's `get_terms(root)`.
     std::vector<int> terms() const;
 

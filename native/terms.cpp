@@ -253,4 +253,78 @@ Tree::Answer Tree::simplified() const {
     return YES;
 }
 
+Tree::Answer Tree::like_terms_grouped() const {
+    if (root == NO_NODE) return UNKNOWN;
+    // sum_terms: the nodes reached from the root through add and subtract nodes
+    // (with both children) only, left to right.
+    std::vector<int> found;
+    std::vector<int> stack{root};
+    while (!stack.empty()) {
+        const int node = stack.back();
+        stack.pop_back();
+        const Node& n = nodes[node];
+        if (add_or_sub(nodes, node) && n.left != NO_NODE && n.right != NO_NODE) {
+            stack.push_back(n.right);
+            stack.push_back(n.left);
+        } else {
+            found.push_back(node);
+        }
+    }
+    // term_kind of each: get_term's sorted variables and exponent, of the term or
+    // else of its factor that holds the variables (_without_constant_factors);
+    // any other term is a kind of its own (its node).
+    struct Kind {
+        int own = NO_NODE;  // a kind of its own: the term's node
+        TermKey key;
+        bool operator==(const Kind& other) const {
+            if (own != NO_NODE || other.own != NO_NODE) return own == other.own;
+            return key.variables == other.key.variables &&
+                   key.has_exponent == other.key.has_exponent &&
+                   (!key.has_exponent || key.exponent == other.key.exponent);
+        }
+    };
+    constexpr int64_t EXACT = int64_t(1) << 53;  // whole numbers a double holds
+    auto kind_of = [&](int term, Kind& kind) -> bool {
+        int node = term;
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            if (term_key(node, kind.key.variables, kind.key.has_exponent, kind.key.exponent) ==
+                YES) {
+                if (kind.key.has_exponent) {
+                    // The exponent node: compared as Python compares numbers, which
+                    // a double does only up to 2^53.
+                    const double value = kind.key.exponent;
+                    if (!std::isfinite(value) || std::fabs(value) > static_cast<double>(EXACT))
+                        return false;
+                }
+                return true;
+            }
+            if (attempt == 1) break;
+            // _without_constant_factors(term).
+            while (nodes[node].kind == MULTIPLY) {
+                const int left = nodes[node].left, right = nodes[node].right;
+                if (left == NO_NODE || right == NO_NODE) break;
+                if (!holds(left, VARIABLE)) node = right;
+                else if (!holds(right, VARIABLE)) node = left;
+                else break;
+            }
+        }
+        kind.own = term;
+        return true;
+    };
+    std::vector<Kind> finished;
+    Kind current;
+    bool started = false;
+    for (int term : found) {
+        Kind kind;
+        if (!kind_of(term, kind)) return UNKNOWN;
+        if (started && kind == current) continue;
+        for (const Kind& done : finished)
+            if (done == kind) return NO;
+        if (started) finished.push_back(current);
+        current = kind;
+        started = true;
+    }
+    return YES;
+}
+
 }  // namespace mathy_native

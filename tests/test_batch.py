@@ -855,9 +855,9 @@ def test_native_reason_follows_the_env_as_it_changes() -> None:
 
 
 def test_an_env_whose_goal_the_native_core_does_not_know_says_so() -> None:
-    batch = StepBatch(ENV_TASKS["poly-grouping"](), 2)
+    batch = StepBatch(ENV_TASKS["poly-like-terms-haystack"](), 2)
     batch.reset(seed=0)
-    name = ENV_TASKS["poly-grouping"].__name__
+    name = ENV_TASKS["poly-like-terms-haystack"].__name__
     assert batch.native_reason == (
         f"{name}'s goal is not one the native core knows (its class declares no "
         "native_goal)"
@@ -887,15 +887,18 @@ def test_only_the_librarys_classes_declare_a_native_goal() -> None:
     assert compared > 0 and batch.native_fraction == 0.0
 
 
-def test_the_commute_tasks_goal_is_told_by_the_native_kernel() -> None:
-    # PolyCommuteLikeTerms is won when factor out applies somewhere: the native
-    # kernel tells it from the new expression's mask; its wins are
+@pytest.mark.parametrize("task", ["poly-commute", "poly-grouping"])
+def test_the_goals_of_the_term_tasks_are_told_by_the_native_kernel(task: str) -> None:
+    # PolyCommuteLikeTerms is won when factor out applies somewhere (the kernel
+    # tells it from the new expression's mask), PolyGroupLikeTerms when like
+    # terms are grouped (the native core's verdict): their wins are
     # get_next_state's.
     penalize: Any = {"invalid_action_response": "penalize"}
-    batch = StepBatch(PolyCommuteLikeTerms(**penalize), 8)
+    env_class = ENV_TASKS[task]
+    batch = StepBatch(env_class(**penalize), 8)
     batch.reset(seed=4)
     assert batch.native_reason == kernel_unavailable()
-    compared, ended = check_steps(batch, PolyCommuteLikeTerms(**penalize), steps=30, seed=4)
+    compared, ended = check_steps(batch, env_class(**penalize), steps=30, seed=4)
     assert compared >= 100 and ended > 0
     if CORE == "native":
         assert batch.native_fraction > 0.9

@@ -34,6 +34,7 @@ from .admission import SAFE_CONSTANT, SAFE_SIZE, admit
 from .expressions import ParsedExpression, private_entry
 from .kernel import (
     GOAL_FACTOR_OUT_APPLIES,
+    GOAL_LIKE_TERMS_GROUPED,
     GOAL_SIMPLIFIED,
     NATIVE_GOALS,
     FlatKernel,
@@ -144,6 +145,7 @@ __all__ = (
     "FlatKernel",
     "kernel_unavailable",
     "GOAL_FACTOR_OUT_APPLIES",
+    "GOAL_LIKE_TERMS_GROUPED",
     "GOAL_SIMPLIFIED",
     "NATIVE_GOALS",
 )

@@ -35,7 +35,10 @@ the new expression."""
 GOAL_FACTOR_OUT_APPLIES = "factor out applies"
 """Distributive factor out applies to some node (`factor_out_applies`): a valid
 cell in factor out's row of the new expression's mask."""
-NATIVE_GOALS = frozenset({GOAL_SIMPLIFIED, GOAL_FACTOR_OUT_APPLIES})
+GOAL_LIKE_TERMS_GROUPED = "like terms grouped"
+"""Every kind of term of the sum forms one contiguous run (`like_terms_grouped`):
+the native core's verdict on the new expression."""
+NATIVE_GOALS = frozenset({GOAL_SIMPLIFIED, GOAL_FACTOR_OUT_APPLIES, GOAL_LIKE_TERMS_GROUPED})
 """The goals the kernel tells of each new expression (an env class's
 `native_goal`)."""
 _FACTOR_OUT_ROW = next(
@@ -127,10 +130,12 @@ class FlatKernel:
         """Apply core rule `rule` at node `node` (a valid move) to slot `slot`'s
         expression `text` and write the new expression's observation row (past
         its head) and mask: `(new text, won)`, `won` whether it reached `goal`
-        (one of `NATIVE_GOALS`); None, having written nothing and kept the
-        slot as it was, where the native core leaves the step to the Python
-        path (a text it did not parse, a rewrite or a parse left to mathy_core,
-        an expression outside its safe range or bigger than a row)."""
+        (one of `NATIVE_GOALS`); None, having kept the slot's expression as it
+        was, where the native core leaves the step to the Python path (a text
+        it did not parse, a rewrite or a parse left to mathy_core, an
+        expression outside its safe range or bigger than a row: nothing
+        written; a goal verdict left to the Python path: the rows written,
+        which the Python path writes again, and the slot forgotten)."""
         native = self._parses[slot]
         if native is None:
             native = expressions.parse(text).native
@@ -142,12 +147,19 @@ class FlatKernel:
         )
         if made is None:
             return None
-        self._parses[slot], written, won = made
+        parsed, written, won = made
         if goal == GOAL_FACTOR_OUT_APPLIES:
             start = _FACTOR_OUT_ROW * self._length
             won = bool(self._masks[slot][start : start + self._length].any())
+        elif goal == GOAL_LIKE_TERMS_GROUPED:
+            verdict = parsed.like_terms_grouped()
+            if verdict is None:
+                self._parses[slot] = None
+                return None
+            won = verdict
         elif goal != GOAL_SIMPLIFIED:
             raise ValueError(f"goal must be one of {sorted(NATIVE_GOALS)}, got {goal!r}")
+        self._parses[slot] = parsed
         return written, won
 
     def offer(self, slot: int, visits: Dict[str, int]) -> bool:
@@ -165,6 +177,7 @@ class FlatKernel:
 
 __all__ = (
     "GOAL_FACTOR_OUT_APPLIES",
+    "GOAL_LIKE_TERMS_GROUPED",
     "GOAL_SIMPLIFIED",
     "NATIVE_GOALS",
     "FlatKernel",

@@ -17,7 +17,8 @@ from ..problems import (
     tree_check,
 )
 from ..state import MathyEnvState
-from .._engine import like_terms_grouped
+from .._engine import GOAL_LIKE_TERMS_GROUPED, like_terms_grouped
+from .._support.pristine import pristine
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import GoalEnv
@@ -63,6 +64,7 @@ def group_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedProbl
     return retry(build, tree_check(like_terms_grouped), "group_like_terms")
 
 
+@pristine
 class PolyGroupLikeTerms(GoalEnv):
     """Reorder the terms of a sum so that like terms sit next to each other.
 
@@ -98,6 +100,7 @@ class PolyGroupLikeTerms(GoalEnv):
 
     namespace = NAMESPACE
     generator = staticmethod(poly_group_like_terms_problem)
+    native_goal = GOAL_LIKE_TERMS_GROUPED
 
     def is_goal(self, env_state: MathyEnvState, expression: MathExpression) -> bool:
         return like_terms_grouped(self.tree_of(env_state, expression))

@@ -44,7 +44,7 @@ from mathy_envs._engine.native import CORE
 from mathy_envs._engine.native_parse import KINDS, native_tree, reads_as_native
 from mathy_envs._engine.parsers import new_parser
 from mathy_envs._engine.rules import core_rules
-from mathy_envs._engine.terms import is_simplified
+from mathy_envs._engine.terms import is_simplified, like_terms_grouped
 from mathy_envs._engine.values import (
     POINTS,
     PRIME,
@@ -256,6 +256,11 @@ def compare(text: str) -> bool:
     verdict = parsed.simplified()
     wanted = _mathy_core_simplified(expected)
     assert verdict == wanted or (verdict is None and wanted is not None), (text, verdict, wanted)
+    # The goal check of PolyGroupLikeTerms: terms.py's answer, or None where the
+    # Python path answers (or raises).
+    grouped = parsed.like_terms_grouped()
+    wanted_grouped = _python_grouped(expected)
+    assert grouped == wanted_grouped or grouped is None, (text, grouped, wanted_grouped)
     compare_values(parsed, expected, text)
     # Admission (limits, safety, equations) reads the native core's look at the
     # nodes as it reads mathy_core's tree.
@@ -316,6 +321,14 @@ def _symbolic_value(tree: MathExpression, seed: str) -> int:
         return _Evaluator(f"{seed}\x00symbolic", "decimal", symbolic=True).evaluate(tree)[0]
     except ValueError:
         raise AssertionError(f"{seed!r}: values.py raises where the native core answers")
+
+
+def _python_grouped(tree: MathExpression) -> Optional[bool]:
+    """terms.py's `like_terms_grouped(tree)`, or None where it raises."""
+    try:
+        return like_terms_grouped(tree)
+    except Exception:  # mathy_core's get_term asserts on what it does not expect
+        return None
 
 
 def _mathy_core_simplified(tree: MathExpression) -> Optional[bool]:
@@ -466,6 +479,16 @@ def test_the_goal_check_is_native_on_played_texts() -> None:
     texts = list(dict.fromkeys(played_texts(episodes=2, seed=3)))
     parsed = [native.Expression.parse(text) for text in texts]
     answers = [p.simplified() for p in parsed if p is not None]
+    assert len(answers) > 500 and answers.count(None) == 0, len(answers)
+    assert answers.count(True) > 0 and answers.count(False) > 0
+
+
+def test_the_grouping_goal_is_native_on_played_texts() -> None:
+    # `like_terms_grouped` leaves only exponents a double does not hold exactly
+    # to the Python path: none in generated texts.
+    texts = list(dict.fromkeys(played_texts(episodes=2, seed=3)))
+    parsed = [native.Expression.parse(text) for text in texts]
+    answers = [p.like_terms_grouped() for p in parsed if p is not None]
     assert len(answers) > 500 and answers.count(None) == 0, len(answers)
     assert answers.count(True) > 0 and answers.count(False) > 0
 
