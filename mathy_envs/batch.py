@@ -48,7 +48,12 @@ from ._engine import (
     visit_counts,
 )
 from ._env.outcome import StepOutcome, outcome_of, step_outcome
-from ._support.pristine import changed_attribute, changed_module_attribute, defined_attributes
+from ._support.pristine import (
+    changed_attribute,
+    changed_module_attribute,
+    defined_attributes,
+    defined_by_library,
+)
 from ._support.settings import check_seed
 from .env import MathyEnv
 from .envs.goal import GoalEnv
@@ -105,9 +110,10 @@ def _goal_class(kind: type) -> Optional[type]:
 
 @functools.lru_cache(maxsize=None)
 def _library(goal_class: type) -> Optional[_Library]:
-    """`_Library` of a goal class of the library's (one `pristine` recorded,
-    declaring a goal of `NATIVE_GOALS`), None for any other class. Only such
-    classes are asked (a few, so the cache stays small)."""
+    """`_Library` of a goal class of the library's (a `GoalEnv` a library
+    module defined, `pristine` recorded, declaring a goal of `NATIVE_GOALS`),
+    None for any other class. Only the library's classes are asked (a few, so
+    the cache stays small)."""
     defined = defined_attributes(goal_class)
     goal = None if defined is None else defined.get("native_goal")
     if not isinstance(goal, str) or goal not in NATIVE_GOALS:
@@ -130,8 +136,9 @@ def _library_code_reason(env: MathyEnv) -> Optional[str]:
     """Why a step of `env` may run code the native steps do not reproduce (a
     sentence), or None when every method they reproduce is the library's own,
     as it defined it: those of the library's goal class that declares the
-    env's `native_goal` (`SimplifyGoalEnv`, `PolyCommuteLikeTerms`) and of its
-    bases (none replaced on those classes since, at any time), defined by no other class anywhere in
+    env's `native_goal` (`SimplifyGoalEnv`, `PolyCommuteLikeTerms`,
+    `PolyGroupLikeTerms`) and of its bases (none replaced on those classes
+    since, at any time), defined by no other class anywhere in
     the env's class hierarchy (a subclass, or a mixin placed before or after a
     library class), none set on the instance (but those that only start
     episodes), the reward scheme's scoring the library's (`custom_scoring`),
@@ -144,7 +151,8 @@ def _library_code_reason(env: MathyEnv) -> Optional[str]:
             f"{type(env).__name__}'s goal is not one the native core knows (its "
             "class declares no native_goal)"
         )
-    library = _library(goal_class) if defined_attributes(goal_class) is not None else None
+    believed = issubclass(goal_class, GoalEnv) and defined_by_library(goal_class)
+    library = _library(goal_class) if believed else None
     if library is None:
         return (
             f"{goal_class.__name__} declares native_goal, which only the library's "

@@ -22,8 +22,9 @@ from mathy_core.rules import CommutativeSwapRule
 
 from mathy_envs import MathyEnv, MathyEnvState
 from mathy_envs.batch import StepBatch
+from mathy_envs._support.pristine import pristine
 from mathy_envs._env.actions import sample_valid_actions
-from mathy_envs.envs import ENV_TASKS, PolyCommuteLikeTerms, PolySimplify
+from mathy_envs.envs import ENV_TASKS, PolyCommuteLikeTerms, PolyGroupLikeTerms, PolySimplify
 from mathy_envs._engine import kernel_unavailable, native_built
 from mathy_envs._engine.native import CORE
 from mathy_envs.observations.flat import flat_head
@@ -875,11 +876,30 @@ class _CommuteGoalOfItsOwn(PolyCommuteLikeTerms):
         return False
 
 
+@pristine
+class _RecordedClaim(PolyGroupLikeTerms):
+    """Recorded as the library's classes are, and claiming their goal: still a
+    class of the user's, whose own is_goal counts."""
+
+    native_goal = PolyGroupLikeTerms.native_goal
+    __module__ = PolyGroupLikeTerms.__module__
+
+    def is_goal(self, env_state: MathyEnvState, expression: Any) -> bool:
+        return False
+
+
 def test_only_the_librarys_classes_declare_a_native_goal() -> None:
     batch = StepBatch(_ClaimsAGoal(), 2)
     assert batch.native_reason == (
         "_ClaimsAGoal declares native_goal, which only the library's env classes may"
     )
+    penalize: Any = {"invalid_action_response": "penalize"}
+    batch = StepBatch(_RecordedClaim(**penalize), 2)
+    assert batch.native_reason == (
+        "_RecordedClaim declares native_goal, which only the library's env classes may"
+    )
+    compared, _ = check_steps(batch, _RecordedClaim(**penalize), steps=10, seed=2)
+    assert compared > 0 and batch.native_fraction == 0.0
     penalize: Any = {"invalid_action_response": "penalize"}
     batch = StepBatch(_CommuteGoalOfItsOwn(**penalize), 2)
     assert batch.native_reason == "_CommuteGoalOfItsOwn overrides is_goal"

@@ -26,7 +26,6 @@ from .._support.lru import Memo
 from .layout import NodeLayout
 from .shapes import SHAPE_SYMBOLS
 
-_FACTOR_OUT = DistributiveFactorOutRule()
 LIKE_TERMS_MEMORY_SIZE = 4096
 """`has_like_terms` answers a `SimplifiedCheck` keeps."""
 
@@ -126,7 +125,10 @@ def terms_key(expression: MathExpression, layout: NodeLayout) -> Optional[str]:
 
 def factor_out_applies(expression: MathExpression) -> bool:
     """Distributive factor out can be applied somewhere in the expression."""
-    return any(_FACTOR_OUT.can_apply_to(node) for node in expression.to_list("inorder"))
+    # A rule of its own per call: a module-level rule object is state a user
+    # could change unseen (the batch's native goal reads only the module's code).
+    rule = DistributiveFactorOutRule()
+    return any(rule.can_apply_to(node) for node in expression.to_list("inorder"))
 
 
 def sum_terms(expression: MathExpression) -> List[MathExpression]:

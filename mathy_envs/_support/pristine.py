@@ -122,6 +122,15 @@ def record_modules(package: str) -> None:
                 module.__class__ = _WatchedModule
 
 
+def defined_by_library(kind: type) -> bool:
+    """Whether `kind` is a class one of the recorded modules defined: the object
+    its module held under the class's name when `record_modules` recorded it
+    (a class of yours is not, whatever its `__module__` says)."""
+    with _LOCK:
+        entry = _MODULES.get(getattr(kind, "__module__", None) or "")
+    return entry is not None and entry[1].get(getattr(kind, "__qualname__", "")) is kind
+
+
 def modules_are_pristine() -> bool:
     """Whether every module `record_modules` recorded still has each function,
     class and constant it was imported with, the same object (one replaced by
@@ -155,6 +164,7 @@ __all__ = (
     "changed_attribute",
     "changed_module_attribute",
     "defined_attributes",
+    "defined_by_library",
     "is_pristine",
     "modules_are_pristine",
     "pristine",
