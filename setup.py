@@ -52,6 +52,8 @@ SOURCES = [
     "native/values.cpp",
     "native/admission.cpp",
     "native/hashing.cpp",
+    "native/flat.cpp",
+    "native/batch.cpp",
     "native/bindings.cpp",
 ]
 
@@ -61,7 +63,7 @@ if os.environ.get("MATHY_ENVS_BUILD_NATIVE", "1") != "0":
         Pybind11Extension(
             "mathy_envs._native",
             SOURCES,
-            depends=["native/expression.hpp"],
+            depends=["native/expression.hpp", "native/flat.hpp"],
             cxx_std=17,
             optional=True,
         )

@@ -103,3 +103,80 @@ class Expression:
         row: npt.NDArray[np.float32],
         mask: npt.NDArray[np.int8],
     ) -> tuple[Expression, str, bool] | None: ...
+
+SCORING_CHECKS: Final[tuple[str, ...]]
+"""The checks of a reward scheme's scoring the batch kernel reads (by index)."""
+GOAL_NAMES: Final[tuple[str, ...]]
+"""The goals the batch kernel tells of a new expression (by index)."""
+MAX_THREADS: Final[int]
+"""The most threads `Batch.step` takes."""
+
+class Batch:
+    """The native side of a batch (its arrays written in place)."""
+
+    def __init__(
+        self,
+        observations: npt.NDArray[np.float32],
+        masks: npt.NDArray[np.int8],
+        offered: npt.NDArray[np.int8],
+        rewards: npt.NDArray[np.float64],
+        terminated: npt.NDArray[np.bool_],
+        valid: npt.NDArray[np.bool_],
+        oversize: npt.NDArray[np.bool_],
+        left: npt.NDArray[np.int64],
+        length: SupportsIndex,
+        revisits: bool,
+        mask_revisits: bool,
+        revisit_values: Sequence[float],
+    ) -> None: ...
+    def __len__(self) -> int: ...
+    def set_scoring(
+        self,
+        rule_rewards: Sequence[float],
+        order: Sequence[SupportsIndex],
+        penalize_revisits: bool,
+        revisit_penalty: float,
+        max_visits: SupportsIndex,
+        lose: float,
+        timestep: float,
+    ) -> None: ...
+    def load(
+        self,
+        slot: SupportsIndex,
+        expression: Expression,
+        text: str,
+        left: SupportsIndex,
+        visits: dict[str, int],
+        first: str,
+        first_key: str,
+        hash0: float,
+        hash1: float,
+        times: Sequence[float],
+        wins: Sequence[float],
+    ) -> None: ...
+    def write(
+        self,
+        slot: SupportsIndex,
+        goal: SupportsIndex,
+        preferred_commute: bool,
+        safe_constant: SupportsIndex,
+        safe_size: SupportsIndex,
+        max_type_id: SupportsIndex,
+    ) -> bool | None: ...
+    def offer(self, slot: SupportsIndex) -> bool: ...
+    def drop(self, slot: SupportsIndex) -> None: ...
+    def live(self, slot: SupportsIndex) -> bool: ...
+    def pull(
+        self, slot: SupportsIndex
+    ) -> tuple[str, int, dict[str, int], list[tuple[str, tuple[int, int]]]] | None: ...
+    def step(
+        self,
+        actions: npt.NDArray[np.int64],
+        over: npt.NDArray[np.bool_],
+        goal: SupportsIndex,
+        preferred_commute: bool,
+        safe_constant: SupportsIndex,
+        safe_size: SupportsIndex,
+        max_type_id: SupportsIndex,
+        num_threads: SupportsIndex = 1,
+    ) -> npt.NDArray[np.int8]: ...

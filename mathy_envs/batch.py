@@ -39,15 +39,20 @@ import numpy.typing as npt
 from mathy_core import ExpressionParser
 
 from ._engine import (
-    ExpressionCache,
+    MAX_KERNEL_THREADS,
     NATIVE_GOALS,
-    FlatKernel,
+    SLOT_LEFT,
+    SLOT_OFFER_LEFT,
+    SLOT_OVER,
+    SLOT_STEPPED,
+    BatchKernel,
+    ExpressionCache,
     canonical_text,
     commute_preference,
     kernel_unavailable,
     visit_counts,
 )
-from ._env.outcome import StepOutcome, outcome_of, step_outcome
+from ._env.outcome import StepOutcome, outcome_columns, outcome_of
 from ._support.pristine import (
     changed_attribute,
     changed_module_attribute,
@@ -63,7 +68,7 @@ from .observations.common import revisit_value
 from .observations.flat import flat_head
 from .rewards import Scoring, custom_scoring
 from .state import MathyEnvState, episode_time
-from .types import EnvRewards, MathyEnvProblemArgs
+from .types import MAX_VISITS, EnvRewards, MathyEnvProblemArgs
 
 _START_METHODS = frozenset(
     {
@@ -185,11 +190,21 @@ def _library_code_reason(env: MathyEnv) -> Optional[str]:
 _RESET = StepOutcome(0.0, False, False, False, False, False)
 """What the arrays hold for an episode a step reset instead of stepping."""
 
+_REVISIT_VALUES = 1024
+"""The revisit features the native kernel is given (of an expression seen 0 to
+1023 times before); a step past them goes to the Python path."""
+
+
+_MAX_NATIVE_MOVES = 100_000
+"""The most moves left of an episode the native kernel holds (it is given a
+table of values per move left)."""
+
 
 class _Plan(NamedTuple):
     """How the native kernel takes the steps of one batch call: commutative
-    swap's setting, the reward scheme's scoring as data, the env's cache of
-    parsed texts (the calling thread's) and the goal the kernel tells."""
+    swap's setting, the reward scheme's scoring as data (which the kernel was
+    given), the env's cache of parsed texts (the calling thread's) and the goal
+    the kernel tells."""
 
     preferred: bool
     scoring: Scoring
@@ -198,11 +213,13 @@ class _Plan(NamedTuple):
 
 
 class _Episode:
-    """One episode of a batch: the last state made, the native steps taken since
-    (their states are made when asked for), its moves left, its visits per text
-    and whether it ended."""
+    """One episode of a batch: the last state made, the steps taken since (their
+    states are made when asked for), its expression, its moves left and its
+    visits per text. While the native kernel holds the episode's slot, the
+    kernel has the episode's expression, moves, visits and steps: the batch
+    pulls them (`StepBatch._pull`) before it reads them."""
 
-    __slots__ = ("made", "taken", "text", "left", "visits", "over", "first", "first_key")
+    __slots__ = ("made", "taken", "text", "left", "visits", "first", "first_key")
 
     def __init__(self, state: MathyEnvState, parser: ExpressionParser) -> None:
         self.made = state
@@ -214,7 +231,6 @@ class _Episode:
         self.visits = visit_counts(state.agent.history, parser)
         self.first = state.agent.history[0].raw if state.agent.history else state.agent.problem
         self.first_key = canonical_text(self.first, parser)
-        self.over = False
 
     def visit(self, text: str) -> int:
         """Count a visit of `text` (the first text in its canonical form), and
@@ -272,6 +288,8 @@ class StepBatch:
         mask_revisits: masks (in `masks` and in the observations) offer only the
             valid moves whose result the episode visited least often, as
             `MathyGymEnv`'s do by default; a move left out stays legal
+        num_threads: the threads the native kernel steps the episodes on (1 to
+            256; the results are the same, byte for byte, with any number)
 
     After `reset` and each `step`, the arrays hold one row per episode:
 
@@ -304,6 +322,7 @@ class StepBatch:
         params: Optional[MathyEnvProblemArgs] = None,
         revisits: bool = True,
         mask_revisits: bool = True,
+        num_threads: int = 1,
     ) -> None:
         if not isinstance(env, MathyEnv):
             raise ValueError(f"env must be a MathyEnv, got {type_name(env)} {quote(env, 60)}")
@@ -318,6 +337,14 @@ class StepBatch:
         for name, flag in (("revisits", revisits), ("mask_revisits", mask_revisits)):
             if not isinstance(flag, (bool, np.bool_)):
                 raise ValueError(f"{name} must be a bool, got {quote(flag, 40)}")
+        if isinstance(num_threads, bool) or not isinstance(num_threads, (int, np.integer)) or not (
+            1 <= num_threads <= MAX_KERNEL_THREADS
+        ):
+            raise ValueError(
+                f"num_threads must be an int in [1, {MAX_KERNEL_THREADS}], got {quote(num_threads)}"
+            )
+        self.num_threads = int(num_threads)
+        """The threads the native kernel steps the episodes on."""
         self.env = env
         self.num_envs = int(num_envs)
         self.revisits = bool(revisits)
@@ -339,36 +366,42 @@ class StepBatch:
         self.oversize: npt.NDArray[np.bool_] = np.zeros(self.num_envs, np.bool_)
         self._episodes: List[_Episode] = []
         self._hashes: Dict[str, Tuple[float, float]] = {}
-        # Each episode's rows, made once (a row of a 2-D array is a new view
-        # each time it is indexed).
-        self._rows = list(self.observations)
-        # What the native core writes into: the rows past the head's revisit
-        # value (it writes the published layout after a 3-value head).
-        self._native_rows = [row[flat_head(self.revisits) - 3 :] for row in self._rows]
+        # Each episode's moves left after its last native step (the kernel
+        # writes them), and whether it ended (the next step starts another).
+        self._left: npt.NDArray[np.int64] = np.zeros(self.num_envs, np.int64)
+        self._over: npt.NDArray[np.bool_] = np.zeros(self.num_envs, np.bool_)
         # The masks the batch decides validity by: its own copy, which `masks`
         # (yours to read, or even to change) is refreshed from after each call.
         self._valid = np.zeros_like(self.masks)
-        self._mask_rows = list(self._valid)
         # The masks shown (`masks` and the observations' mask slice): the valid
         # ones, less the moves back to more visited expressions with
         # `mask_revisits`.
         self._offered = np.zeros_like(self.masks) if self.mask_revisits else self._valid
-        self._offered_rows = list(self._offered)
         # Each row's offered moves as a (rules, L) grid, and its observation's
         # mask slice (views, made once).
-        self._offered_grids = [row.reshape(rules, length) for row in self._offered_rows]
-        self._mask_values = [row[flat_head(self.revisits) + 2 * length :] for row in self._rows]
+        self._offered_grids = [row.reshape(rules, length) for row in self._offered]
+        self._mask_values = [row[flat_head(self.revisits) + 2 * length :] for row in self.observations]
         self._rules_seen: List[Dict[str, Any]] = []
         self._actions = rules * length
         self._lock = threading.Lock()
         self._changed = False
-        self._kernel = FlatKernel(
-            self._native_rows,
-            self._mask_rows,
-            self._offered_rows,
-            self._mask_values,
+        self._kernel = BatchKernel(
+            self.observations,
+            self._valid,
+            self._offered,
+            self.rewards,
+            self.terminated,
+            self.valid,
+            self.oversize,
+            self._left,
             length,
+            self.revisits,
+            self.mask_revisits,
+            [revisit_value(seen, True) for seen in range(_REVISIT_VALUES)],
         )
+        # Whether the kernel holds none of the episodes in play (after a copy
+        # or a pickle): the next native step loads them.
+        self._unloaded = False
         # The episode steps taken since the last reset (resets of finished
         # episodes aside), and how many of them the native kernel took.
         self._steps_taken = 0
@@ -377,12 +410,15 @@ class StepBatch:
         # how many of them the native kernel wrote.
         self._starts = 0
         self._native_starts = 0
-        # The last scoring data the native steps read, with what it was made of.
+        # The last scoring data the native steps read, with what it was made of,
+        # and the kernel's tables per move budget: the time feature and the win
+        # reward by moves left.
         self._scoring: Optional[Tuple[Tuple[Any, ...], Scoring]] = None
+        self._tables: Dict[int, Tuple[List[float], List[float]]] = {}
 
     _KEPT = (
         "observations", "masks", "rewards", "terminated", "truncated", "won", "valid",
-        "oversize", "_valid", "_offered",
+        "oversize", "_valid", "_offered", "_left", "_over",
     )
     """The arrays a copy takes the values of (the others are views of these)."""
 
@@ -392,12 +428,15 @@ class StepBatch:
         lock and the arrays' views are made anew. A copy steps on as the
         original would, byte for byte."""
         with self._lock:
+            for index in range(len(self._episodes)):
+                self._pull(index)
             return {
                 "env": self.env,
                 "num_envs": self.num_envs,
                 "params": self.params,
                 "revisits": self.revisits,
                 "mask_revisits": self.mask_revisits,
+                "num_threads": self.num_threads,
                 "arrays": {name: getattr(self, name) for name in self._KEPT},
                 "episodes": self._episodes,
                 "hashes": self._hashes,
@@ -415,11 +454,13 @@ class StepBatch:
             state["params"],
             state["revisits"],
             state["mask_revisits"],
+            state.get("num_threads", 1),
         )
         for name, values in state["arrays"].items():
             getattr(self, name)[...] = values
         # Copies: a shallow copy of the batch must not step the original's episodes.
         self._episodes = [episode.copy() for episode in state["episodes"]]
+        self._unloaded = bool(self._episodes)
         self._hashes = dict(state["hashes"])
         self._rules_seen = list(state["rules_seen"])
         counts = tuple(state.get("counts", ())) + (0, 0, 0, 0)
@@ -429,6 +470,8 @@ class StepBatch:
     def states(self) -> List[MathyEnvState]:
         """Each episode's current state."""
         with self._lock:
+            for index in range(len(self._episodes)):
+                self._pull(index)
             return [episode.state for episode in self._episodes]
 
     @property
@@ -480,6 +523,7 @@ class StepBatch:
         self._rules_seen = self._rules_now()
         self._steps_taken = self._native_steps = self._starts = self._native_starts = 0
         self._episodes = []
+        self._unloaded = False
         plan: Optional[_Plan] = None
         for index in range(self.num_envs):
             state, _ = self.env.fitting_initial_state(self.params)
@@ -493,6 +537,7 @@ class StepBatch:
         self.won[:] = False
         self.valid[:] = False
         self.oversize[:] = False
+        self._over[:] = False
 
     def step(self, actions: Any) -> None:
         """Take one action in each episode (`actions[i]`, a flat action `rule * L
@@ -539,43 +584,115 @@ class StepBatch:
                 f"actions must be {self.num_envs} integers, got {quote(actions, 80)}"
             )
         length = self._length
-        flat = moves.tolist()
         self._refresh_masks()
+        # Each episode's action, and whether it is a valid move of its state.
+        chosen = moves.astype(np.int64, copy=True)
+        in_range = (chosen >= 0) & (chosen < self._actions)
+        valid = np.zeros(self.num_envs, np.bool_)
+        valid[in_range] = self._valid[in_range.nonzero()[0], chosen[in_range]] != 0
         if self.env.invalid_action_response == "raise":
-            masks = self._valid
-            for index, (episode, action) in enumerate(zip(episodes, flat)):
-                valid = 0 <= action < masks.shape[1] and masks[index, action]
-                if not episode.over and not valid:
-                    # get_next_state raises its ValueError, and changes nothing.
-                    self.env.get_next_state(episode.state, divmod(action, length))
+            for index in np.flatnonzero(~valid & ~self._over).tolist():
+                # get_next_state raises its ValueError, and changes nothing.
+                self._pull(index)
+                self.env.get_next_state(episodes[index].state, divmod(int(chosen[index]), length))
         plan = self._plan(episodes[0].made)
-        # Each episode's outcome (all zero for an episode reset instead).
-        outcomes: List[StepOutcome] = [_RESET] * self.num_envs
         self._changed = True
-        native_steps = steps = 0
-        for index, (episode, action) in enumerate(zip(episodes, flat)):
-            if episode.over:
-                state, _ = self.env.fitting_initial_state(self.params)
-                episodes[index] = self._start(index, state, plan)
-                continue
-            steps += 1
-            made = None if plan is None else self._native_step(episode, index, action, plan)
-            if made is None:
-                made = self._step(episode, index, divmod(action, length))
-            else:
-                native_steps += 1
-            outcomes[index] = made
-            episode.over = made[1] or made[2]  # terminated or truncated
-        self._steps_taken += steps
-        self._native_steps += native_steps
-        self.masks[:] = self._offered
-        rewards, terminated, truncated, valid, oversize, won = zip(*outcomes)
-        self.rewards[:] = rewards
-        self.terminated[:] = terminated
+        status = None
+        if plan is not None:
+            if self._unloaded:
+                self._load_all(plan)
+            status = self._kernel.step(
+                chosen, self._over, plan.goal, plan.preferred, self.num_threads
+            )
+        if status is None:
+            status = np.where(self._over, SLOT_OVER, SLOT_LEFT).astype(np.int8)
+        # The native kernel wrote the outcomes of its steps but for the flags
+        # derived from them; the Python path writes the others' below.
+        native = (status == SLOT_STEPPED) | (status == SLOT_OFFER_LEFT)
+        truncated, won = outcome_columns(self.rewards, self.terminated, self._left, self.oversize)
         self.truncated[:] = truncated
         self.won[:] = won
-        self.valid[:] = valid
-        self.oversize[:] = oversize
+        over = status == SLOT_OVER
+        for index in np.flatnonzero(status != SLOT_STEPPED).tolist():
+            kind = status[index]
+            if kind == SLOT_OVER:
+                state, _ = self.env.fitting_initial_state(self.params)
+                episodes[index] = self._start(index, state, plan)
+                self._write_outcome(index, _RESET)
+            elif kind == SLOT_OFFER_LEFT:
+                self._pull(index)
+                self._offer_by_env(index, episodes[index])
+            else:
+                self._pull(index)
+                made = self._step(episodes[index], index, divmod(int(chosen[index]), length), plan)
+                self._write_outcome(index, made)
+        self._over[:] = ~over & (self.terminated | self.truncated)
+        steps = self.num_envs - int(over.sum())
+        self._steps_taken += steps
+        self._native_steps += int(native.sum())
+        self.masks[:] = self._offered
+
+    def _write_outcome(self, index: int, outcome: StepOutcome) -> None:
+        """Episode `index`'s values of the outcome arrays."""
+        (
+            self.rewards[index],
+            self.terminated[index],
+            self.truncated[index],
+            self.valid[index],
+            self.oversize[index],
+            self.won[index],
+        ) = outcome
+
+    def _pull(self, index: int) -> None:
+        """Bring episode `index` up to date with the native kernel's slot (its
+        expression, moves left, visits and the steps taken there), where the
+        kernel holds it."""
+        pulled = self._kernel.pull(index)
+        if pulled is not None:
+            episode = self._episodes[index]
+            episode.text, episode.left, episode.visits, taken = pulled
+            episode.taken.extend(taken)
+
+    def _load(self, index: int, episode: _Episode, plan: Optional[_Plan]) -> bool:
+        """Have the native kernel hold episode `index` (`plan` says it takes the
+        batch's steps, and the state is the library's); False, the slot dropped,
+        where it does not."""
+        made = episode.made
+        if plan is None or type(made) is not MathyEnvState:
+            self._kernel.drop(index)
+            return False
+        left, max_moves = episode.left, made.max_moves
+        if left > _MAX_NATIVE_MOVES:
+            self._kernel.drop(index)
+            return False
+        tables = self._tables.get(max_moves)
+        if tables is None or len(tables[0]) <= left:
+            win = plan.scoring.win
+            counts = range(max(left, min(max_moves, _MAX_NATIVE_MOVES), 0) + 1)
+            tables = (
+                [episode_time(max_moves, each) for each in counts],
+                [float(win(max_moves, each)) for each in counts],
+            )
+            self._tables[max_moves] = tables
+        return self._kernel.load(
+            index,
+            plan.expressions,
+            episode.text,
+            left,
+            episode.visits,
+            (episode.first, episode.first_key),
+            self._hash(made.agent.problem_type),
+            tables[0][: left + 1],
+            tables[1][: left + 1],
+        )
+
+    def _load_all(self, plan: _Plan) -> None:
+        """Have the native kernel hold every episode in play (after a copy or a
+        pickle, which hold none)."""
+        for index, episode in enumerate(self._episodes):
+            if not self._over[index]:
+                self._load(index, episode, plan)
+        self._unloaded = False
 
     # -- steps ---------------------------------------------------------------------
 
@@ -596,11 +713,15 @@ class StepBatch:
     def _plan(self, state: MathyEnvState) -> Optional[_Plan]:
         """How the native kernel takes this call's steps (`state`, one of the
         batch's, asks the env for its rule lists), or None when it takes none
-        (`native_reason`)."""
-        if self._native_reason() is not None:
+        (`native_reason`, or scoring data the kernel does not read)."""
+        if self._native_reason() is not None or not self._kernel.available:
             return None
         env = self.env
         rules = env.rules
+        goal_class = _goal_class(type(env))
+        library = None if goal_class is None else _library(goal_class)
+        if library is None:
+            return None  # _native_reason said otherwise a moment ago (another thread)
         # The scoring data of the library's code depends on these alone (its
         # rule lists, lose signal and MAX_VISITS are the library's constants,
         # checked above): made again only when one changed.
@@ -609,67 +730,49 @@ class StepBatch:
             env.previous_state_penalty,
             env.reward_discount,
             tuple(vars(EnvRewards).values()),
+            MAX_VISITS,
         )
         if self._scoring is None or self._scoring[0] != key:
             scoring = env.reward_scheme.scoring(env, state)
             if scoring is None:
                 return None
             self._scoring = (key, scoring)
-        goal_class = _goal_class(type(env))
-        library = None if goal_class is None else _library(goal_class)
-        if library is None:
-            return None  # _native_reason said otherwise a moment ago (another thread)
-        return _Plan(
-            bool(commute_preference(rules)), self._scoring[1], env._expressions, library.goal
-        )
-
-    def _native_step(
-        self, episode: _Episode, index: int, action: int, plan: _Plan
-    ) -> Optional[StepOutcome]:
-        """Take the step in the native kernel, scored by the scheme's data
-        (`Scoring.verdict`), or None (nothing changed) where it leaves the step
-        to `get_next_state`."""
-        if not (0 <= action < self._actions) or not self._mask_rows[index][action]:
-            return None  # invalid: the env's invalid_action_response decides
-        if type(episode.made) is not MathyEnvState:
-            return None  # a state of the user's class: its methods decide
-        rule, node = divmod(action, self._length)
-        made = self._kernel.step(
-            index, plan.expressions, episode.text, rule, node, plan.preferred, plan.goal
-        )
-        if made is None:
+            self._tables = {}
+        scoring = self._scoring[1]
+        if not self._kernel.set_scoring(
+            scoring.rule_rewards,
+            scoring.order,
+            scoring.penalize_revisits,
+            scoring.revisit_penalty,
+            scoring.max_visits,
+            scoring.lose,
+            scoring.timestep,
+        ):
             return None
-        text, won = made
-        episode.taken.append((text, (rule, node)))
-        episode.text = text
-        left = episode.left = episode.left - 1
-        visits = episode.visit(text)
-        visits_of_episode = episode.visits
-        max_moves = episode.made.max_moves
-        # The step fits (the kernel checked the size) and was valid.
-        reward, terminal = plan.scoring.verdict(won, left, max_moves, visits, rule)
-        self._write_head(
-            self._rows[index], episode.made.agent.problem_type, episode_time(max_moves, left), visits
-        )
-        if self.mask_revisits and not self._kernel.offer(index, visits_of_episode):
-            self._offer_by_env(index, episode)
-        return step_outcome(reward, terminal, left, True, False)
+        return _Plan(bool(commute_preference(rules)), scoring, env._expressions, library.goal)
 
-    def _write_head(
-        self, row: npt.NDArray[np.float32], problem_type: str, time: float, visits: int
-    ) -> None:
-        """The values of a flat observation row before those the native core
-        wrote: the problem type's hash (kept per type), the time and, with
-        `revisits`, the revisit feature of an expression seen `visits` times."""
+    def _hash(self, problem_type: str) -> Tuple[float, float]:
+        """The problem type's hash (kept per type)."""
         hashed = self._hashes.get(problem_type)
         if hashed is None:
             hashed = self._hashes[problem_type] = problem_hash(problem_type)
+        return hashed
+
+    def _write_head(self, index: int, problem_type: str, time: float, visits: int) -> None:
+        """The values of episode `index`'s flat observation row before those
+        the native kernel wrote: the problem type's hash, the time and, with
+        `revisits`, the revisit feature of an expression seen `visits` times."""
+        row = self.observations[index]
+        hashed = self._hash(problem_type)
         row[0], row[1], row[2] = hashed[0], hashed[1], time
         if self.revisits:
             row[3] = revisit_value(visits - 1, True)
 
-    def _step(self, episode: _Episode, index: int, action: Tuple[int, int]) -> StepOutcome:
-        """`get_next_state`, and the observation `MathyGymEnv` gives."""
+    def _step(
+        self, episode: _Episode, index: int, action: Tuple[int, int], plan: Optional[_Plan]
+    ) -> StepOutcome:
+        """`get_next_state`, and the observation `MathyGymEnv` gives; the native
+        kernel holds the episode after it where it takes the batch's steps."""
         env = self.env
         before = episode.state
         moves = env.valid_moves_array(before)
@@ -680,14 +783,15 @@ class StepBatch:
         state, time_step, _ = env.get_next_state(before, action)
         text = state.agent.problem
         episode.visit(text)
-        self._kernel.forget(index)
         episode.made, episode.left, episode.text = state, state.agent.moves_remaining, text
         oversize = env.node_count(text) > env.max_seq_len
         if oversize:
             # No observation holds the expression: the last one that fit, with
             # no valid action (as MathyGymEnv does).
+            self._kernel.drop(index)
             self._write(index, before, oversize=True)
         else:
+            self._load(index, episode, plan)
             self._write(index, state)
         self._offer(index, episode)
         return outcome_of(time_step, state.agent.moves_remaining, valid, oversize)
@@ -702,16 +806,13 @@ class StepBatch:
         self._starts += 1
         if (
             plan is not None
-            and type(state) is MathyEnvState
-            and self._kernel.start(index, plan.expressions, state.agent.problem, plan.preferred)
+            and self._load(index, episode, plan)
+            and self._kernel.write(index, plan.goal, plan.preferred) is not None
         ):
             self._native_starts += 1
-            self._write_head(
-                self._rows[index], state.agent.problem_type, state.time, episode.visits_now()
-            )
+            self._write_head(index, state.agent.problem_type, state.time, episode.visits_now())
             self._offer(index, episode)
             return episode
-        self._kernel.forget(index)
         self._write(index, state)
         self._offer(index, episode)
         return episode
@@ -738,18 +839,18 @@ class StepBatch:
         """With `mask_revisits`, row `index` of the shown masks and its
         observation's mask slice: the moves `MathyEnv.least_visited_moves_array`
         offers in the episode's state (its valid moves, just written, less the
-        moves back to more visited expressions); computed by the native core
-        where it took the step."""
+        moves back to more visited expressions); computed by the native kernel
+        where it holds the episode."""
         if not self.mask_revisits:
             return
-        if not self._kernel.offer(index, episode.visits):
+        if not self._kernel.offer(index):
             self._offer_by_env(index, episode)
 
     def _offer_by_env(self, index: int, episode: _Episode) -> None:
         """`_offer` where the native kernel did not write the offered moves:
         the env's own `least_visited_moves_array`."""
-        valid = self._mask_rows[index]
-        offered = self._offered_rows[index]
+        valid = self._valid[index]
+        offered = self._offered[index]
         offered[:] = valid
         if not valid.any():
             return  # no valid move (an oversize step shows none)
@@ -773,7 +874,8 @@ class StepBatch:
         if rules == self._rules_seen:
             return
         for index, episode in enumerate(self._episodes):
-            if not episode.over:
+            if not self._over[index]:
+                self._pull(index)
                 self._set_mask(index, self.env.valid_moves_array(episode.state))
         self._rules_seen = rules
 

@@ -14,9 +14,16 @@
 #include <vector>
 
 #include "expression.hpp"
+#include "flat.hpp"
 
 namespace py = pybind11;
+
+namespace mathy_native {
+void bind_batch(py::module_& module);  // batch.cpp
+}
+using mathy_native::Parsed;
 using mathy_native::Tree;
+using mathy_native::rewrite;
 
 namespace {
 
@@ -56,11 +63,6 @@ void check_classes(const py::tuple& classes) {
     }
 }
 
-struct Parsed {
-    Tree tree;
-    std::vector<int> order;  // in-order node indices: action index -> node
-};
-
 std::optional<Parsed> parse(const py::handle& text) {
     // Only a str, and only one with a UTF-8 form (no lone surrogates).
     if (!PyUnicode_Check(text.ptr())) return std::nullopt;
@@ -71,8 +73,8 @@ std::optional<Parsed> parse(const py::handle& text) {
         return std::nullopt;
     }
     Parsed parsed;
-    if (!parsed.tree.parse(std::string(utf8, static_cast<size_t>(size)))) return std::nullopt;
-    parsed.order = parsed.tree.in_order();
+    if (!mathy_native::parse_text(std::string(utf8, static_cast<size_t>(size)), parsed))
+        return std::nullopt;
     return parsed;
 }
 
@@ -209,20 +211,6 @@ std::optional<std::vector<uint64_t>> point_values(const Tree& tree, int top,
     return out;
 }
 
-// mathy_core's apply_to of core rule `rule` at in-order node `column`, on a copy
-// of the tree (`rewritten`), and its printed text; false where `apply` is None.
-bool rewrite(const Parsed& self, int rule, int column, Tree& rewritten, std::string& text,
-             int* top) {
-    if (rule < 0 || rule >= CORE_RULES || column < 0 ||
-        static_cast<size_t>(column) >= self.order.size())
-        return false;
-    const int node = self.order[column];
-    if (!self.tree.can_apply(rule, node, false) && !self.tree.can_apply(rule, node, true))
-        return false;
-    rewritten = self.tree;  // the rules change the tree they apply to
-    return rewritten.apply(rule, node, text, top);
-}
-
 using Row = py::array_t<float, py::array::c_style>;
 using MaskRow = py::array_t<int8_t, py::array::c_style>;
 
@@ -249,56 +237,19 @@ py::ssize_t flat_length(const char* who, int64_t safe_constant, int safe_size,
     return length;
 }
 
-// A batch's rows of an expression whose every part the native core answers
-// (mathy_envs.batch): its flat observation from index 3 on, written into `row`
-// (node types, then node values, in pre-order and normalized as
-// NodeLayout.preordered(True) makes them, then the mask as 0.0/1.0; `row` holds
-// 3 + 2L + R*L floats), and its mask into `mask` (R*L bytes, row-major (rule,
-// node), zero padded), `length` being L (`flat_length` checked them all).
-// Returns mathy_core's `is_simplified` of the expression, or nothing, having
-// written nothing, where the library's Python path must take over: a text that
-// is not safe (admission.py: its moves would need value checks or limit checks),
-// more nodes than L, or a goal verdict left to mathy_core.
+// `mathy_native::write_flat` into a batch's rows (`flat_length` checked them),
+// telling mathy_core's `is_simplified` of the expression.
 std::optional<bool> write_flat(const Parsed& self, bool preferred, int64_t safe_constant,
                                int safe_size, int max_type_id, py::ssize_t length, Row& row,
                                MaskRow& mask) {
-    const py::ssize_t cells = mask.size();
-    const Tree& tree = self.tree;
-    const size_t count = self.order.size();
-    const Tree::Admission a = tree.admission(self.order, safe_constant);
-    if (!a.safe || !a.constants.empty() || a.check_value || a.has_equation ||
-        static_cast<int64_t>(count) + a.unary > safe_size ||
-        static_cast<py::ssize_t>(count) > length)
-        return std::nullopt;
-    const Tree::Answer goal = tree.simplified();
-    if (goal == Tree::UNKNOWN) return std::nullopt;
-    const Tree::Walk w = tree.walk();
-    float* out = row.mutable_data();
-    int8_t* bits = mask.mutable_data();
-    std::fill(out + 3, out + row.size(), 0.0f);
-    std::fill(bits, bits + cells, int8_t{0});
-    // NodeLayout.preordered(True): float32 type ids over float32(MAX_TYPE_ID), and
-    // float32 values min-max scaled in float32 (all equal: zeros).
-    const float top = static_cast<float>(max_type_id);
-    float low = 0.0f, high = 0.0f;
-    for (size_t i = 0; i < count; ++i) {
-        const float value = static_cast<float>(w.values_pre[i]);
-        if (i == 0 || value < low) low = value;
-        if (i == 0 || value > high) high = value;
-    }
-    const float span = high - low;
-    for (size_t i = 0; i < count; ++i) {
-        out[3 + i] = static_cast<float>(w.type_ids_pre[i]) / top;
-        out[3 + length + i] =
-            span > 0.0f ? (static_cast<float>(w.values_pre[i]) - low) / span : 0.0f;
-    }
-    for (int r = 0; r < CORE_RULES; ++r)
-        for (size_t c = 0; c < count; ++c)
-            if (tree.can_apply(r, self.order[c], preferred)) {
-                bits[r * length + c] = 1;
-                out[3 + 2 * length + r * length + c] = 1.0f;
-            }
-    return goal == Tree::YES;
+    mathy_native::FlatLimits limits;
+    limits.preferred = preferred;
+    limits.safe_constant = safe_constant;
+    limits.safe_size = safe_size;
+    limits.max_type_id = max_type_id;
+    limits.length = length;
+    return mathy_native::write_flat(self, limits, mathy_native::GOAL_SIMPLIFIED,
+                                    row.mutable_data(), mask.mutable_data());
 }
 
 // One step of a batch: core rule `rule` at in-order node `column` (which the
@@ -315,8 +266,7 @@ py::object step_flat(const Parsed& self, int rule, int column, bool preferred,
     std::string text;
     if (!rewrite(self, rule, column, rewritten, text, nullptr)) return py::none();
     Parsed next;
-    if (!next.tree.parse(text)) return py::none();
-    next.order = next.tree.in_order();
+    if (!mathy_native::parse_text(text, next)) return py::none();
     const std::optional<bool> simplified =
         write_flat(next, preferred, safe_constant, safe_size, max_type_id, length, row, mask);
     if (!simplified) return py::none();
@@ -457,27 +407,24 @@ PYBIND11_MODULE(_native, module) {
                      refuse(who, "the mask_values buffer (" + std::to_string(values.shape[0]) +
                                      " floats) is smaller than valid (" +
                                      std::to_string(needed) + " cells)");
-                 const py::ssize_t count = static_cast<py::ssize_t>(self.order.size());
                  const auto* grid = static_cast<const char*>(cells.ptr);
                  const py::ssize_t step = cells.strides[0];
-                 std::vector<std::pair<int, int>> moves;
-                 // The moves are at the expression's nodes; the cells past them
-                 // are copied as they are.
-                 const py::ssize_t columns = std::min(count, width);
-                 for (py::ssize_t rule = 0; rule < rows; ++rule) {
-                     for (py::ssize_t column = 0; column < columns; ++column) {
-                         if (!grid[(rule * width + column) * step]) continue;
-                         moves.emplace_back(static_cast<int>(rule), static_cast<int>(column));
-                     }
-                 }
+                 // Any valid move at the expression's nodes? (The cells past them
+                 // are copied as they are.)
+                 const py::ssize_t columns =
+                     std::min(static_cast<py::ssize_t>(self.order.size()), width);
+                 bool any = false;
+                 for (py::ssize_t rule = 0; rule < rows && !any; ++rule)
+                     for (py::ssize_t column = 0; column < columns && !any; ++column)
+                         any = grid[(rule * width + column) * step] != 0;
                  // The visits, keyed by views of their texts' UTF-8. The views
                  // point into the keys, which `items` holds for the call: a
                  // count's own conversion (`__index__`) may change the dict.
                  std::unordered_map<std::string_view, long> seen;
-                 std::vector<long> counts;
-                 if (!moves.empty()) {
-                     const py::list items =
-                         py::reinterpret_steal<py::list>(PyDict_Items(visits.ptr()));
+                 std::vector<py::ssize_t> dropped;
+                 py::list items;
+                 if (any) {
+                     items = py::reinterpret_steal<py::list>(PyDict_Items(visits.ptr()));
                      if (!items) throw py::error_already_set();
                      seen.reserve(items.size());
                      for (const auto& entry : items) {
@@ -497,16 +444,13 @@ PYBIND11_MODULE(_native, module) {
                          seen.emplace(std::string_view(data, static_cast<std::size_t>(size)),
                                       count);
                      }
-                     // One tree and one text, reused by every move's rewrite.
-                     Tree rewritten;
-                     std::string text;
-                     counts.reserve(moves.size());
-                     for (const auto& move : moves) {
-                         if (!rewrite(self, move.first, move.second, rewritten, text, nullptr))
-                             return false;  // left to mathy_core: the caller decides
-                         const auto found = seen.find(std::string_view(text));
-                         counts.push_back(found == seen.end() ? 0 : found->second);
-                     }
+                     const auto visits_of = [&seen](std::string_view text) -> long {
+                         const auto found = seen.find(text);
+                         return found == seen.end() ? 0 : found->second;
+                     };
+                     if (!mathy_native::more_visited(self, grid, step, rows, width, visits_of,
+                                                     dropped))
+                         return false;  // left to mathy_core: the caller decides
                  }
                  // Checked: write. The offered cells start as the valid ones.
                  auto* flags = static_cast<char*>(out.ptr);
@@ -518,12 +462,8 @@ PYBIND11_MODULE(_native, module) {
                      for (py::ssize_t at = 0; at < needed; ++at)
                          flags[at * out.strides[0]] = grid[at * step];
                  }
-                 if (moves.empty()) return true;
-                 const long least = *std::min_element(counts.begin(), counts.end());
                  const float zero = 0.0f;
-                 for (std::size_t i = 0; i < moves.size(); ++i) {
-                     if (counts[i] <= least) continue;
-                     const py::ssize_t at = moves[i].first * width + moves[i].second;
+                 for (const py::ssize_t at : dropped) {
                      flags[at * out.strides[0]] = 0;
                      std::memcpy(floats + at * values.strides[0], &zero, sizeof zero);
                  }
@@ -703,4 +643,5 @@ PYBIND11_MODULE(_native, module) {
              "observation from index 3 on written into `row` and its mask into "
              "`mask`; None, with nothing written, where the library's Python path "
              "must take the step.");
+    mathy_native::bind_batch(module);
 }

@@ -315,6 +315,9 @@ def test_an_invalid_action_follows_the_envs_invalid_action_response() -> None:
         (lambda: StepBatch(PolySimplify(), 0), "num_envs must be an int"),
         (lambda: StepBatch(PolySimplify(), True), "num_envs must be an int"),
         (lambda: StepBatch(PolySimplify(), 2, "hard"), "params must be"),  # type: ignore[arg-type]
+        (lambda: StepBatch(PolySimplify(), 2, num_threads=0), "num_threads must be an int in"),
+        (lambda: StepBatch(PolySimplify(), 2, num_threads=257), "num_threads must be an int in"),
+        (lambda: StepBatch(PolySimplify(), 2, num_threads=2.0), "num_threads must be an int in"),  # type: ignore[arg-type]
     ],
 )
 def test_bad_arguments_are_value_errors(make: Any, message: str) -> None:
@@ -970,3 +973,64 @@ def test_an_episode_that_starts_on_a_revisit_shows_its_revisit_feature() -> None
         observation, mask = expected_row(Resumed(), state)
         assert observation[3] > 0
         assert batch.observations[index].tobytes() == observation.tobytes()
+
+
+def _arrays(batch: StepBatch) -> bytes:
+    """Every array a batch step writes, as bytes."""
+    names = ("observations", "masks", "rewards", "terminated", "truncated", "won", "valid", "oversize")
+    return b"".join(getattr(batch, name).tobytes() for name in names)
+
+
+@pytest.mark.parametrize("task", ["poly", "complex", "binomial", "poly-grouping"])
+def test_threads_give_the_batch_one_thread_gives_byte_for_byte(task: str) -> None:
+    batches = [
+        StepBatch(ENV_TASKS[task](), 13, MathyEnvProblemArgs(MathyEnvDifficulty.normal), num_threads=threads)
+        for threads in (1, 2, 5)
+    ]
+    for batch in batches:
+        batch.reset(seed=29)
+    rng = np.random.default_rng(29)
+    for _ in range(40):
+        actions = sample_valid_actions(batches[0].masks, rng)
+        for batch in batches:
+            batch.step(actions)
+        first = _arrays(batches[0])
+        assert all(_arrays(batch) == first for batch in batches[1:])
+    if task == "poly" and CORE == "native":
+        assert batches[1].native_fraction > 0.9
+    states = [[snapshot(state) for state in batch.states] for batch in batches]
+    assert states[1] == states[0] and states[2] == states[0]
+
+
+def test_a_threaded_batch_step_is_get_next_state() -> None:
+    env, reference = PolySimplify(invalid_action_response="penalize"), PolySimplify(
+        invalid_action_response="penalize"
+    )
+    batch = StepBatch(env, 7, MathyEnvProblemArgs(MathyEnvDifficulty.normal), num_threads=3)
+    compared, _ = check_steps(batch, reference, 15, seed=41)
+    assert compared >= 90
+    assert batch.native_fraction > 0.8 or CORE != "native"
+
+
+def test_steps_not_read_in_between_make_the_states_get_next_state_makes() -> None:
+    # The native steps' states are made when read: many steps, read once.
+    env, reference = PolySimplify(), PolySimplify()
+    batch = StepBatch(env, 4, MathyEnvProblemArgs(MathyEnvDifficulty.normal))
+    batch.reset(seed=5)
+    states = batch.states
+    rng = np.random.default_rng(5)
+    chosen: List[List[int]] = [[] for _ in range(4)]
+    ended = [False] * 4
+    for _ in range(9):
+        actions = sample_valid_actions(batch.masks, rng)
+        batch.step(actions)
+        for index, action in enumerate(actions.tolist()):
+            if not ended[index]:
+                chosen[index].append(action)
+            ended[index] = ended[index] or bool(batch.terminated[index] or batch.truncated[index])
+    for index, state in enumerate(states):
+        expected = state
+        for action in chosen[index]:
+            expected = reference.get_next_state(expected, divmod(action, env.max_seq_len))[0]
+        if not ended[index]:
+            assert snapshot(batch.states[index]) == snapshot(expected)

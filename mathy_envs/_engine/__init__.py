@@ -27,7 +27,7 @@ name here gives the same result on the native core and on the pure-Python one
 | An env's masks and move results by text; rewrites and refusals of moves | `move_cache.py` |
 | Term predicates (goal checks) | `terms.py` |
 | Visits of an expression, compared in printed form | `visits.py` |
-| The fused batch kernel: a batch slot's step in one native call | `kernel.py` |
+| The fused batch kernel: every step of a batch in one native call | `kernel.py` |
 """
 
 from .admission import SAFE_CONSTANT, SAFE_SIZE, admit
@@ -36,8 +36,13 @@ from .kernel import (
     GOAL_FACTOR_OUT_APPLIES,
     GOAL_LIKE_TERMS_GROUPED,
     GOAL_SIMPLIFIED,
+    MAX_KERNEL_THREADS,
     NATIVE_GOALS,
-    FlatKernel,
+    SLOT_LEFT,
+    SLOT_OFFER_LEFT,
+    SLOT_OVER,
+    SLOT_STEPPED,
+    BatchKernel,
     kernel_unavailable,
 )
 from .layout import MAX_TYPE_ID, NodeLayout
@@ -142,7 +147,12 @@ __all__ = (
     "move_refusal",
     "rewrite_move",
     "tree_mask",
-    "FlatKernel",
+    "MAX_KERNEL_THREADS",
+    "SLOT_LEFT",
+    "SLOT_OFFER_LEFT",
+    "SLOT_OVER",
+    "SLOT_STEPPED",
+    "BatchKernel",
     "kernel_unavailable",
     "GOAL_FACTOR_OUT_APPLIES",
     "GOAL_LIKE_TERMS_GROUPED",

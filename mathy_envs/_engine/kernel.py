@@ -1,33 +1,36 @@
-"""The fused batch kernel: a `StepBatch`'s steps taken in one native call each.
+"""The fused batch kernel: every step of a `StepBatch` in one native call.
 
-A batch slot's step, where the native core answers every part of it, is one
-call: the rewrite of the expression by a core rule, the parse of the new text,
-its admission, the goal (`NATIVE_GOALS`), the valid-move mask and the flat
-observation row (past its head), written into the batch's arrays with no Python
-object made for the expression. `FlatKernel` holds each slot's native parse
-(the expression it stepped to last) and makes those calls; where the native
-core leaves a step, a start or an offer to the library's Python path, it says
-so (None or False) having written nothing, and the batch takes the Python path.
+The batch hands the kernel its arrays once; the kernel holds each slot's
+episode ("live": its expression, parsed by the native core, its moves left, its
+visits per text). A batch step is one call, `BatchKernel.step`: for every live
+slot, the rewrite of the expression by a core rule, the parse of the new text,
+its admission, the goal (`NATIVE_GOALS`), the scoring (the reward scheme's
+`Scoring` as data), the flat observation row with its head, the valid-move
+mask and the offered moves, written into the batch's arrays with the GIL
+released (on several threads where asked), with no Python object made. Where
+the native core leaves a slot's step to the library's Python path it says so
+per slot, having changed nothing of that slot, and the batch takes the Python
+path for it.
 
 Only the engine touches the native core: the batch above hands the kernel its
-rows and texts and gets texts and verdicts back.
+arrays, texts and settings and gets statuses and texts back.
 """
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import numpy.typing as npt
 
-from mathy_core.rules import DistributiveFactorOutRule
-
 from .admission import SAFE_CONSTANT, SAFE_SIZE
 from .layout import MAX_TYPE_ID
-from .native import NativeExpression, core_reason
+from .native import NATIVE, core_reason
 from .parse_cache import ExpressionCache
-from .rules import CORE_RULE_TABLE
 
-FloatRow = npt.NDArray[np.float32]
-ByteRow = npt.NDArray[np.int8]
+ByteRows = npt.NDArray[np.int8]
+BoolRow = npt.NDArray[np.bool_]
+
+if TYPE_CHECKING:
+    from .._native import Batch as NativeBatch
 
 GOAL_SIMPLIFIED = "simplified"
 """The goal of the simplify tasks (`is_simplified`): the native core's verdict on
@@ -41,10 +44,6 @@ the native core's verdict on the new expression."""
 NATIVE_GOALS = frozenset({GOAL_SIMPLIFIED, GOAL_FACTOR_OUT_APPLIES, GOAL_LIKE_TERMS_GROUPED})
 """The goals the kernel tells of each new expression (an env class's
 `native_goal`)."""
-_FACTOR_OUT_ROW = next(
-    index for index, row in enumerate(CORE_RULE_TABLE) if row.kind is DistributiveFactorOutRule
-)
-
 
 def kernel_unavailable() -> Optional[str]:
     """Why no step can be native in this process (a sentence), or None when
@@ -52,127 +51,208 @@ def kernel_unavailable() -> Optional[str]:
     return core_reason()
 
 
-class FlatKernel:
-    """The native side of a batch of `slots` episodes whose flat observation
-    rows and masks are the given arrays (views, one per slot, written in place).
+MAX_KERNEL_THREADS = 256
+"""The most threads a batch step takes (`BatchKernel.step`'s `num_threads`)."""
 
-    Arguments:
-        rows: each slot's observation row past the head the batch writes: the
-            native core writes the published flat layout after a 3-value head
-        masks: each slot's valid-move mask, flat (`rules * length` int8)
-        offered: each slot's offered-move mask, flat (int8), which `offer`
-            writes
-        mask_values: each slot's observation slice that holds the offered mask
-        length: the nodes of a row (`max_seq_len`)
+SLOT_STEPPED, SLOT_LEFT, SLOT_OFFER_LEFT, SLOT_OVER = 0, 1, 2, 3
+"""`BatchKernel.step`'s status of a slot: stepped natively; left to the Python
+path (nothing of the slot changed); stepped natively but its offered moves
+left to the Python path; over (the episode ended: the batch starts another)."""
+
+
+class BatchKernel:
+    """The native side of a batch whose arrays these are (written in place, one
+    row per slot): flat observations (float32, `(slots, head + 2L + R*L)`, the
+    head 4 values with `revisits`, else 3), the valid and the offered masks
+    (int8, `(slots, R*L)`; one array without `mask_revisits`), and each slot's
+    reward (float64), terminated, valid and oversize flags (bool) and moves
+    left (int64) of its last native step; `revisit_values[n]` is the revisit
+    feature of an expression seen n times before. `available` is False where
+    no native core is in use or the rows are not the core rules' (R = 7):
+    then every call says "left to the Python path".
 
     Not thread-safe: the batch calls it under its lock. A copy or a pickle
-    keeps no native parse (each slot parses its text again when asked).
+    holds no slot (the batch loads them again).
     """
 
-    __slots__ = ("_parses", "_rows", "_masks", "_offered", "_mask_values", "_length")
+    __slots__ = ("_native", "_arrays", "_settings", "_scoring")
 
     def __init__(
         self,
-        rows: Sequence[FloatRow],
-        masks: Sequence[ByteRow],
-        offered: Sequence[ByteRow],
-        mask_values: Sequence[FloatRow],
+        observations: npt.NDArray[np.float32],
+        masks: ByteRows,
+        offered: ByteRows,
+        rewards: npt.NDArray[np.float64],
+        terminated: BoolRow,
+        valid: BoolRow,
+        oversize: BoolRow,
+        left: npt.NDArray[np.int64],
         length: int,
+        revisits: bool,
+        mask_revisits: bool,
+        revisit_values: Sequence[float],
     ) -> None:
-        self._rows = list(rows)
-        self._masks = list(masks)
-        self._offered = list(offered)
-        self._mask_values = list(mask_values)
-        self._length = int(length)
-        # Each slot's native parse of its current expression (None: parse the
-        # text when asked).
-        self._parses: List[Optional[NativeExpression]] = [None] * len(self._rows)
+        self._arrays = (observations, masks, offered, rewards, terminated, valid, oversize, left)
+        self._settings = (int(length), bool(revisits), bool(mask_revisits), list(revisit_values))
+        self._scoring: Optional[Tuple[Any, ...]] = None
+        self._native = self._make()
+
+    def _make(self) -> "Optional[NativeBatch]":
+        if NATIVE is None or self._arrays[1].shape[1] != NATIVE.CORE_RULES * self._settings[0]:
+            return None
+        return NATIVE.Batch(*self._arrays, *self._settings)
 
     def __getstate__(self) -> Dict[str, Any]:
-        # Native parses do not pickle; the slots parse their texts again.
-        state = {name: getattr(self, name) for name in self.__slots__}
-        state["_parses"] = [None] * len(self._rows)
-        return state
+        # Native slots do not pickle: the batch loads its episodes again.
+        return {"_arrays": self._arrays, "_settings": self._settings}
 
     def __setstate__(self, state: Dict[str, Any]) -> None:
-        for name in self.__slots__:
-            setattr(self, name, state[name])
+        self._arrays = state["_arrays"]
+        self._settings = state["_settings"]
+        self._scoring = None
+        self._native = self._make()
 
-    def forget(self, slot: int) -> None:
-        """Slot `slot` moved on by the Python path: its parse is no longer its
-        expression's."""
-        self._parses[slot] = None
+    @property
+    def available(self) -> bool:
+        """Whether the native core takes this batch's steps (see the class)."""
+        return self._native is not None
 
-    def start(self, slot: int, expressions: ExpressionCache, text: str, preferred: bool) -> bool:
-        """Write the observation row (past its head) and the mask of a new
-        episode of `text` in slot `slot`, parsed by `expressions`, with
-        commutative swap's `preferred` setting; False, with the slot forgotten,
-        where the native core leaves it to the Python path."""
-        self._parses[slot] = None
-        native = expressions.parse(text).native
-        if native is None or native.write_flat(
-            preferred, SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID, self._rows[slot], self._masks[slot]
-        ) is None:
+    def set_scoring(
+        self,
+        rule_rewards: Sequence[float],
+        order: Sequence[str],
+        penalize_revisits: bool,
+        revisit_penalty: float,
+        max_visits: int,
+        lose: float,
+        timestep: float,
+    ) -> bool:
+        """Score the steps with a reward scheme's scoring as data (the fields
+        of `mathy_envs.rewards.Scoring`, its checks named in `order`); False,
+        changing nothing, where the native core does not read the data as the
+        scheme does: a check it does not know, or a number whose product with a
+        visit count or whose float differs from Python's."""
+        data = (tuple(rule_rewards), tuple(order), penalize_revisits, revisit_penalty,
+                max_visits, lose, timestep)
+        if self._native is None or NATIVE is None:
             return False
-        self._parses[slot] = native
+        if self._scoring == data:
+            return True
+        checks = NATIVE.SCORING_CHECKS
+        numbers = (*rule_rewards, revisit_penalty, lose, timestep)
+        if (
+            any(name not in checks for name in order)
+            or not all(_exact_float(number) for number in numbers)
+            or isinstance(max_visits, bool)
+            or not isinstance(max_visits, int)
+            or not (-(2**62) <= max_visits < 2**62)
+        ):
+            return False
+        self._native.set_scoring(
+            [float(each) for each in rule_rewards],
+            [checks.index(name) for name in order],
+            bool(penalize_revisits),
+            float(revisit_penalty),
+            max_visits,
+            float(lose),
+            float(timestep),
+        )
+        self._scoring = data
         return True
 
-    def step(
+    def load(
         self,
         slot: int,
         expressions: ExpressionCache,
         text: str,
-        rule: int,
-        node: int,
-        preferred: bool,
-        goal: str = GOAL_SIMPLIFIED,
-    ) -> Optional[Tuple[str, bool]]:
-        """Apply core rule `rule` at node `node` (a valid move) to slot `slot`'s
-        expression `text` and write the new expression's observation row (past
-        its head) and mask: `(new text, won)`, `won` whether it reached `goal`
-        (one of `NATIVE_GOALS`); None, having kept the slot's expression as it
-        was, where the native core leaves the step to the Python path (a text
-        it did not parse, a rewrite or a parse left to mathy_core, an
-        expression outside its safe range or bigger than a row: nothing
-        written; a goal verdict left to the Python path: the rows written,
-        which the Python path writes again, and the slot forgotten)."""
-        native = self._parses[slot]
+        left: int,
+        visits: Dict[str, int],
+        first: Tuple[str, str],
+        hashed: Tuple[float, float],
+        times: Sequence[float],
+        wins: Sequence[float],
+    ) -> bool:
+        """Hold slot `slot`'s episode: its expression `text` (parsed by
+        `expressions`), `left` moves left, its `visits` per text, its first text
+        and that text's canonical form (`first`), its problem type's hash, and
+        the time feature and the win reward by moves left (`left + 1` values
+        each); False, the slot dropped, where the native core does not parse
+        the text or the episode is out of its range."""
+        native = self._native
         if native is None:
-            native = expressions.parse(text).native
-            if native is None:
-                return None
-        made = native.step_flat(
-            rule, node, preferred, SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID,
-            self._rows[slot], self._masks[slot],
+            return False
+        parsed = expressions.parse(text).native
+        if parsed is None or not (0 <= left < 2**31) or len(times) != left + 1:
+            native.drop(slot)
+            return False
+        native.load(
+            slot, parsed, text, left, visits, first[0], first[1], hashed[0], hashed[1],
+            times, wins,
         )
-        if made is None:
-            return None
-        parsed, written, won = made
-        if goal == GOAL_FACTOR_OUT_APPLIES:
-            start = _FACTOR_OUT_ROW * self._length
-            won = bool(self._masks[slot][start : start + self._length].any())
-        elif goal == GOAL_LIKE_TERMS_GROUPED:
-            verdict = parsed.like_terms_grouped()
-            if verdict is None:
-                self._parses[slot] = None
-                return None
-            won = verdict
-        elif goal != GOAL_SIMPLIFIED:
-            raise ValueError(f"goal must be one of {sorted(NATIVE_GOALS)}, got {goal!r}")
-        self._parses[slot] = parsed
-        return written, won
+        return True
 
-    def offer(self, slot: int, visits: Dict[str, int]) -> bool:
-        """Write slot `slot`'s offered moves (its valid moves less those back to
-        more visited expressions, `least_visited`) into its offered mask and its
-        observation's mask slice, from the visits of its episode's texts;
-        False, having written nothing, where the slot has no native parse or
-        the native core leaves the offer to the Python path, which then writes
-        them."""
-        native = self._parses[slot]
-        return native is not None and native.offer(
-            self._masks[slot], visits, self._offered[slot], self._mask_values[slot], self._length
+    def write(self, slot: int, goal: str, preferred: bool) -> Optional[bool]:
+        """Write held slot `slot`'s observation row (past its head) and mask:
+        the goal's verdict of its expression, or None, having written nothing,
+        where the Python path writes them."""
+        if self._native is None:
+            return None
+        return self._native.write(
+            slot, _goal_index(goal), preferred, SAFE_CONSTANT, SAFE_SIZE, MAX_TYPE_ID
         )
+
+    def offer(self, slot: int) -> bool:
+        """Write held slot `slot`'s offered moves (its valid moves less those
+        back to more visited expressions, `least_visited`) into its offered
+        mask and its observation's mask values, from its visits; False, having
+        written nothing, where the Python path writes them."""
+        return self._native is not None and self._native.offer(slot)
+
+    def drop(self, slot: int) -> None:
+        """Slot `slot` moved on by the Python path: the kernel forgets it."""
+        if self._native is not None:
+            self._native.drop(slot)
+
+    def pull(self, slot: int) -> Optional[Tuple[str, int, Dict[str, int], List[Tuple[str, Tuple[int, int]]]]]:
+        """`(text, moves left, visits, taken)` of held slot `slot`, `taken` the
+        `(text, (rule, node))` of its native steps since the last pull (handed
+        over); None for a slot the kernel does not hold."""
+        return None if self._native is None else self._native.pull(slot)
+
+    def step(
+        self,
+        actions: npt.NDArray[np.int64],
+        over: BoolRow,
+        goal: str,
+        preferred: bool,
+        num_threads: int = 1,
+    ) -> Optional[npt.NDArray[np.int8]]:
+        """Step every held slot that is not `over` by its action (`rule * L +
+        node`) on `num_threads` threads, scored by the data of `set_scoring`:
+        each slot's status (`SLOT_STEPPED`, `SLOT_LEFT`, `SLOT_OFFER_LEFT`, `SLOT_OVER`); None
+        where no native core takes the batch's steps."""
+        if self._native is None or self._scoring is None:
+            return None
+        return self._native.step(
+            actions, over, _goal_index(goal), preferred, SAFE_CONSTANT, SAFE_SIZE,
+            MAX_TYPE_ID, num_threads,
+        )
+
+
+def _exact_float(number: object) -> bool:
+    """Whether `number` is a float, or an int a float holds exactly."""
+    if isinstance(number, bool):
+        return False
+    if isinstance(number, float):
+        return True
+    return isinstance(number, int) and -(2**53) <= number <= 2**53
+
+
+def _goal_index(goal: str) -> int:
+    """The native core's index of goal `goal` (one of `NATIVE_GOALS`)."""
+    if goal not in NATIVE_GOALS or NATIVE is None:
+        raise ValueError(f"goal must be one of {sorted(NATIVE_GOALS)}, got {goal!r}")
+    return NATIVE.GOAL_NAMES.index(goal)
 
 
 __all__ = (
@@ -180,6 +260,11 @@ __all__ = (
     "GOAL_LIKE_TERMS_GROUPED",
     "GOAL_SIMPLIFIED",
     "NATIVE_GOALS",
-    "FlatKernel",
+    "MAX_KERNEL_THREADS",
+    "SLOT_LEFT",
+    "SLOT_OFFER_LEFT",
+    "SLOT_OVER",
+    "SLOT_STEPPED",
+    "BatchKernel",
     "kernel_unavailable",
 )

@@ -18,6 +18,7 @@ over it) and `TextEpisode.step`.
 from typing import Any, Dict, NamedTuple, Tuple
 
 import numpy as np
+import numpy.typing as npt
 
 from ..time_step import TimeStep, is_terminal_transition
 
@@ -71,6 +72,20 @@ def step_outcome(
     )
 
 
+def outcome_columns(
+    rewards: "npt.NDArray[np.float64]",
+    terminated: "npt.NDArray[np.bool_]",
+    moves_remaining: "npt.NDArray[np.int64]",
+    oversize: "npt.NDArray[np.bool_]",
+) -> Tuple["npt.NDArray[np.bool_]", "npt.NDArray[np.bool_]"]:
+    """`step_outcome`'s `truncated` and `win` of many steps at once, one per
+    element of the arrays (`StepBatch`'s native steps): the same rules, element
+    by element."""
+    truncated = moves_remaining <= 0
+    win = terminated & ~oversize & (rewards > 0)
+    return truncated, win
+
+
 def outcome_of(
     time_step: TimeStep, moves_remaining: int, valid: bool, oversize: bool
 ) -> StepOutcome:
@@ -90,4 +105,11 @@ def step_info(valid: Any, oversize: Any, win: Any) -> Dict[str, Any]:
     }
 
 
-__all__ = ("INFO_KEYS", "StepOutcome", "outcome_of", "step_info", "step_outcome")
+__all__ = (
+    "INFO_KEYS",
+    "StepOutcome",
+    "outcome_columns",
+    "outcome_of",
+    "step_info",
+    "step_outcome",
+)

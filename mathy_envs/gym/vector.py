@@ -43,6 +43,8 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
             expressions, as `MathyGymEnv`'s
         obs_type: an `ObservationType`, its string, or the name of any
             registered observation type, as `MathyGymEnv`'s
+        num_threads: the threads the native kernel steps the episodes on
+            (`StepBatch`'s; the results are the same with any number)
         **env_kwargs: keywords of `env_class` (`invalid_action_response` is
             `"penalize"` unless given, as in `MathyGymEnv`)
 
@@ -80,6 +82,7 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
         revisits: bool = True,
         mask_revisits: bool = True,
         obs_type: Union[ObservationType, str] = ObservationType.FLAT,
+        num_threads: int = 1,
         **env_kwargs: Any,
     ) -> None:
         if not (isinstance(env_class, type) and issubclass(env_class, MathyEnv)):
@@ -93,7 +96,7 @@ class MathyVectorEnv(gymnasium.vector.VectorEnv):
         self.mathy = env_class(**env_kwargs)
         """The env every episode plays."""
         self.batch = StepBatch(
-            self.mathy, num_envs, env_problem_args, revisits, mask_revisits
+            self.mathy, num_envs, env_problem_args, revisits, mask_revisits, num_threads
         )
         """The episodes, stepped together."""
         self.num_envs = self.batch.num_envs

@@ -2,13 +2,20 @@
 what the library's Python path would, and says when it leaves a slot to it."""
 
 import pickle
-from typing import Any, Tuple
+from typing import NamedTuple, Tuple
 
 import numpy as np
 import pytest
 
 from mathy_envs._engine import (
-    FlatKernel,
+    GOAL_SIMPLIFIED,
+    MAX_KERNEL_THREADS,
+    NATIVE_GOALS,
+    SLOT_LEFT,
+    SLOT_OFFER_LEFT,
+    SLOT_OVER,
+    SLOT_STEPPED,
+    BatchKernel,
     commute_preference,
     kernel_unavailable,
     native_built,
@@ -30,20 +37,33 @@ def test_kernel_unavailable_names_the_core() -> None:
         assert kernel_unavailable() == "the native core is not built (the pure-Python core is in use)"
 
 
-def _kernel(env: PolySimplify, slots: int = 2) -> Tuple[FlatKernel, Any]:
-    """A kernel over fresh arrays: (kernel, (rows, masks, offered))."""
+class _Arrays(NamedTuple):
+    observations: np.ndarray
+    masks: np.ndarray
+    offered: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    valid: np.ndarray
+    oversize: np.ndarray
+    left: np.ndarray
+
+
+def _kernel(env: PolySimplify, slots: int = 2, revisits: bool = False) -> Tuple[BatchKernel, _Arrays]:
+    """A kernel over fresh arrays (no revisit feature, offered masks of their own)."""
     length, rules = env.max_seq_len, len(env.rules)
-    rows = np.zeros((slots, 3 + 2 * length + rules * length), np.float32)
-    masks = np.zeros((slots, rules * length), np.int8)
-    offered = np.zeros_like(masks)
-    kernel = FlatKernel(
-        list(rows),
-        list(masks),
-        list(offered),
-        [row[3 + 2 * length :] for row in rows],
-        length,
+    head = 4 if revisits else 3
+    arrays = _Arrays(
+        np.zeros((slots, head + 2 * length + rules * length), np.float32),
+        np.zeros((slots, rules * length), np.int8),
+        np.zeros((slots, rules * length), np.int8),
+        np.zeros(slots, np.float64),
+        np.zeros(slots, np.bool_),
+        np.zeros(slots, np.bool_),
+        np.zeros(slots, np.bool_),
+        np.zeros(slots, np.int64),
     )
-    return kernel, (rows, masks, offered)
+    kernel = BatchKernel(*arrays, length, revisits, True, [seen / 3 for seen in range(8)])
+    return kernel, arrays
 
 
 def _expected(env: PolySimplify, state: MathyEnvState) -> Tuple[np.ndarray, np.ndarray]:
@@ -55,77 +75,199 @@ def _expected(env: PolySimplify, state: MathyEnvState) -> Tuple[np.ndarray, np.n
     return observation, env.flat_moves(moves)
 
 
+def _load(kernel: BatchKernel, env: PolySimplify, slot: int, state: MathyEnvState) -> bool:
+    """Have the kernel hold an episode of `state` (its visits as a batch keeps them)."""
+    left = state.agent.moves_remaining
+    return kernel.load(
+        slot,
+        env._expressions,
+        state.agent.problem,
+        left,
+        visit_counts(state.agent.history, env.parser),
+        (state.agent.problem, state.agent.problem),
+        (0.25, 0.5),
+        [float(each) for each in range(left + 1)],
+        [10.0 + each for each in range(left + 1)],
+    )
+
+
+_SCORING = (
+    [1.0, -1.0, 0.5, 0.25, 0.0, -0.5, 2.0],
+    ("oversize", "own_verdict", "out_of_moves", "revisit", "rule_used"),
+    True,
+    -2.0,
+    3,
+    -7.0,
+    -0.01,
+)
+
+
 @native_only
-def test_start_and_steps_write_what_the_python_path_writes() -> None:
+def test_load_write_and_steps_write_what_the_python_path_writes() -> None:
     env = PolySimplify(preferred_term_commute=False)
-    kernel, (rows, masks, _) = _kernel(env)
+    kernel, arrays = _kernel(env)
+    assert kernel.available
+    assert kernel.set_scoring(*_SCORING)
     state = env.state_from_text("4x + 2y + 3x + 7", max_moves=20)
-    assert kernel.start(0, env._expressions, state.agent.problem, False)
+    assert _load(kernel, env, 0, state)
+    assert kernel.write(0, GOAL_SIMPLIFIED, False) is False
     observation, mask = _expected(env, state)
-    assert rows[0][3:].tobytes() == observation[3:].tobytes()
-    assert masks[0].tobytes() == mask.tobytes()
+    assert arrays.observations[0][3:].tobytes() == observation[3:].tobytes()
+    assert arrays.masks[0].tobytes() == mask.tobytes()
     rng = np.random.default_rng(0)
+    over = np.zeros(2, np.bool_)
+    over[1] = True  # the other slot is not stepped
+    taken = []
     for step in range(6):
         valid = np.argwhere(env.valid_moves_array(state))
         rule, node = (int(value) for value in valid[rng.integers(len(valid))])
-        if step == 3:
-            kernel.forget(0)  # the slot parses its text again
-        made = kernel.step(0, env._expressions, state.agent.problem, rule, node, False)
+        actions = np.array([rule * env.max_seq_len + node, 0], np.int64)
+        status = kernel.step(actions, over, GOAL_SIMPLIFIED, False)
+        assert status is not None and status.tolist()[1] == SLOT_OVER
         state, time_step, _ = env.get_next_state(state, (rule, node))
-        assert made is not None
-        text, won = made
-        assert text == state.agent.problem
-        assert won == env.is_goal(state, env.parse(text).tree)
+        assert status[0] in (SLOT_STEPPED, SLOT_OFFER_LEFT)
+        taken.append((state.agent.problem, (rule, node)))
         observation, mask = _expected(env, state)
-        assert rows[0][3:].tobytes() == observation[3:].tobytes()
-        assert masks[0].tobytes() == mask.tobytes()
-    assert not rows[1].any()  # the other slot untouched
+        nodes = 3 + 2 * env.max_seq_len
+        assert arrays.observations[0][3:nodes].tobytes() == observation[3:nodes].tobytes()
+        assert arrays.masks[0].tobytes() == mask.tobytes()
+        # The offered moves: those least_visited_moves_array offers.
+        offered = env.flat_moves(env.least_visited_moves_array(state))
+        assert arrays.offered[0].tobytes() == offered.tobytes()
+        assert arrays.observations[0][nodes:].tobytes() == offered.astype(np.float32).tobytes()
+        left = state.agent.moves_remaining
+        assert arrays.left[0] == left
+        assert arrays.observations[0][2] == float(left)  # the time table, by moves left
+        assert arrays.valid[0] and not arrays.oversize[0]
+    assert not arrays.observations[1].any()  # the other slot untouched
+    pulled = kernel.pull(0)
+    assert pulled is not None
+    text, left, visits, steps = pulled
+    assert (text, left, steps) == (state.agent.problem, state.agent.moves_remaining, taken)
+    assert visits == visit_counts(state.agent.history, env.parser)
+    assert kernel.pull(0)[3] == []  # handed over once  # type: ignore[index]
+
+
+@native_only
+def test_the_scoring_is_read_from_the_data() -> None:
+    env = PolySimplify()
+    kernel, arrays = _kernel(env)
+    assert kernel.set_scoring(*_SCORING)
+    state = env.state_from_text("4x + 2x + 2y", max_moves=2)
+    preferred = bool(commute_preference(env.rules))
+    moves = np.argwhere(env.valid_moves_array(state))
+    over = np.array([False, True])
+    for rule, node in moves.tolist():
+        assert _load(kernel, env, 0, state)
+        assert kernel.write(0, GOAL_SIMPLIFIED, preferred) is not None
+        status = kernel.step(
+            np.array([rule * env.max_seq_len + node, 0], np.int64), over, GOAL_SIMPLIFIED, preferred
+        )
+        assert status is not None and status[0] != SLOT_LEFT
+        after = env.get_next_state(state, (rule, node))[0]
+        won = bool(env.is_goal(after, env.parse(after.agent.problem).tree))
+        # Not a win, a loss or a revisit: the rule's reward of the data.
+        expected = 11.0 if won else _SCORING[0][rule]
+        assert arrays.rewards[0] == expected and arrays.terminated[0] == won
 
 
 @native_only
 def test_offer_writes_the_least_visited_moves() -> None:
     env = PolySimplify()
     preferred = bool(commute_preference(env.rules))
-    kernel, (rows, masks, offered) = _kernel(env)
+    kernel, arrays = _kernel(env)
     state = env.state_from_text("4x + 2y + 3x", max_moves=20)
-    assert kernel.start(1, env._expressions, state.agent.problem, preferred)
     move = next(iter(env.move_results(state)))
-    made = kernel.step(1, env._expressions, state.agent.problem, *move, preferred)
-    assert made is not None
     after, _, _ = env.get_next_state(state, move)
-    offered[1][:] = masks[1]
-    # The visits of the episode's texts, as the batch keeps them.
-    visits = visit_counts(after.agent.history, env.parser)
-    assert sum(visits.values()) == 2
-    assert kernel.offer(1, visits)
+    assert _load(kernel, env, 1, after)
+    assert kernel.write(1, GOAL_SIMPLIFIED, preferred) is not None
+    assert sum(visit_counts(after.agent.history, env.parser).values()) == 2
+    assert kernel.offer(1)
     expected = env.flat_moves(env.least_visited_moves_array(after))
-    assert offered[1].tobytes() == expected.tobytes()
+    assert arrays.offered[1].tobytes() == expected.tobytes()
     assert not expected.all() and expected.any()
 
 
-def test_a_slot_without_a_parse_offers_nothing_and_a_pickle_keeps_none() -> None:
+def test_a_slot_not_held_offers_nothing_and_a_pickle_holds_none() -> None:
     env = PolySimplify()
-    kernel, (_, _, offered) = _kernel(env)
-    assert not kernel.offer(0, {})
-    started = kernel.start(0, env._expressions, "4x + 2x", True)
-    assert started == (CORE == "native")
-    assert kernel.offer(0, {"4x + 2x": 1}) == started
+    kernel, _ = _kernel(env)
+    assert not kernel.offer(0)
+    state = env.state_from_text("4x + 2x", max_moves=5)
+    loaded = _load(kernel, env, 0, state)
+    assert loaded == (CORE == "native")
+    assert kernel.offer(0) == loaded
     copied = pickle.loads(pickle.dumps(kernel))
-    assert not copied.offer(0, {"4x + 2x": 1})
-    kernel.forget(0)
-    assert not kernel.offer(0, {"4x + 2x": 1})
+    assert copied.available == kernel.available
+    assert not copied.offer(0) and copied.pull(0) is None
+    kernel.drop(0)
+    assert not kernel.offer(0) and kernel.pull(0) is None
 
 
-def test_what_the_native_core_leaves_is_left_unwritten() -> None:
+@native_only
+def test_what_the_native_core_leaves_is_left_unchanged() -> None:
     # A constant beyond the native core's safe range: the Python path's.
     env = PolySimplify()
-    kernel, (rows, masks, _) = _kernel(env)
+    kernel, arrays = _kernel(env)
+    assert kernel.set_scoring(*_SCORING)
     text = "40000x + 2x"
-    assert not kernel.start(0, env._expressions, text, True)
     state = env.state_from_text(text, max_moves=10)
+    assert _load(kernel, env, 0, state)
+    assert kernel.write(0, GOAL_SIMPLIFIED, True) is None
     rule, node = (int(value) for value in np.argwhere(env.valid_moves_array(state))[0])
-    assert kernel.step(0, env._expressions, text, rule, node, True) is None
-    assert not rows.any() and not masks.any()
+    arrays.masks[0][rule * env.max_seq_len + node] = 1
+    status = kernel.step(
+        np.array([rule * env.max_seq_len + node, 0], np.int64), np.array([False, True]),
+        GOAL_SIMPLIFIED, True,
+    )
+    assert status is not None and status[0] == SLOT_LEFT
+    assert not arrays.observations.any() and not arrays.rewards.any()
+    assert kernel.pull(0) == (text, 10, visit_counts(state.agent.history, env.parser), [])
+
+
+@native_only
+def test_bad_arguments_are_refused() -> None:
+    env = PolySimplify()
+    kernel, arrays = _kernel(env)
+    with pytest.raises(ValueError, match="set_scoring first"):
+        kernel._native.step(  # type: ignore[union-attr]
+            np.zeros(2, np.int64), np.zeros(2, np.bool_), 0, True, 1, 1, 1
+        )
+    assert not kernel.set_scoring(_SCORING[0], ("oversize", "a check of mine"), *_SCORING[2:])
+    assert not kernel.set_scoring([10**20], (), *_SCORING[2:])
+    assert kernel.set_scoring(*_SCORING)
+    with pytest.raises(ValueError, match="slot 2 is out of range"):
+        kernel.offer(2)
+    with pytest.raises(ValueError, match="actions and over must hold 2"):
+        kernel.step(np.zeros(3, np.int64), np.zeros(3, np.bool_), GOAL_SIMPLIFIED, True)
+    with pytest.raises(ValueError, match="num_threads"):
+        kernel.step(np.zeros(2, np.int64), np.zeros(2, np.bool_), GOAL_SIMPLIFIED, True, 0)
+    with pytest.raises(ValueError, match="goal must be one of"):
+        kernel.step(np.zeros(2, np.int64), np.zeros(2, np.bool_), "a goal of mine", True)
+    with pytest.raises(TypeError):
+        kernel.step(np.zeros(2, np.int32), np.zeros(2, np.bool_), GOAL_SIMPLIFIED, True)  # type: ignore[arg-type]
+    # Arrays of the wrong shape or a read-only one: refused when made.
+    with pytest.raises(ValueError, match="columns"):
+        BatchKernel(arrays.observations[:, 1:].copy(), *arrays[1:], env.max_seq_len, False, True, [0.0])
+    frozen = arrays.rewards.copy()
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="writable"):
+        BatchKernel(*arrays[:3], frozen, *arrays[4:], env.max_seq_len, False, True, [0.0])
+    # A state out of the kernel's range is not held.
+    state = env.state_from_text("4x + 2x", max_moves=5)
+    assert not kernel.load(0, env._expressions, "4x + 2x", 5, {}, ("4x + 2x",) * 2, (0.0, 0.0), [0.0], [0.0])
+    assert kernel.pull(0) is None
+    assert _load(kernel, env, 0, state)
+
+
+def test_the_kernel_names_agree_with_the_native_core() -> None:
+    from mathy_envs._engine.native import NATIVE
+    from mathy_envs.rewards import SCORING_ORDER
+
+    if NATIVE is None:
+        pytest.skip("the native core is not in use")
+    assert set(NATIVE.GOAL_NAMES) == set(NATIVE_GOALS)
+    assert set(NATIVE.SCORING_CHECKS) == set(SCORING_ORDER)
+    assert NATIVE.MAX_THREADS == MAX_KERNEL_THREADS
 
 
 def test_a_core_refused_for_its_rule_table_is_the_reason_everywhere() -> None:

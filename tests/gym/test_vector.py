@@ -416,3 +416,19 @@ def test_an_observation_type_is_given_read_only_masks() -> None:
             single.reset(seed=0)
     finally:
         unregister_observation("scribbling")
+
+
+def test_a_vector_env_on_threads_gives_what_one_thread_gives() -> None:
+    one = MathyVectorEnv.from_id("mathy-poly-normal-v0", 9)
+    two = MathyVectorEnv.from_id("mathy-poly-normal-v0", 9, num_threads=2)
+    assert two.batch.num_threads == 2
+    observations = [env.reset(seed=4)[0] for env in (one, two)]
+    assert observations[0].tobytes() == observations[1].tobytes()
+    rng = np.random.default_rng(4)
+    for _ in range(25):
+        mask = one.batch.masks
+        actions = sample_valid_actions(mask, rng)
+        stepped = [env.step(actions) for env in (one, two)]
+        for made, other in zip(stepped[0][:4], stepped[1][:4]):
+            assert np.asarray(made).tobytes() == np.asarray(other).tobytes()
+        assert stepped[0][4]["action_mask"].tobytes() == stepped[1][4]["action_mask"].tobytes()
