@@ -151,17 +151,14 @@ class MathyEnvState:
         self, history: List[MathyEnvStateStep], moves_remaining: int
     ) -> "MathyEnvState":
         """A state with this one's constants, the given (non-empty) history and
-        moves; its problem is the last step's text."""
+        moves; its problem is the last step's text. `history` becomes the new
+        state's own: pass a list nothing else holds."""
         out = MathyEnvState.__new__(MathyEnvState)
         out.max_moves = self.max_moves
         out.num_rules = self.num_rules
         agent = self.agent
-        out.agent = MathyAgentState(
-            moves_remaining=moves_remaining,
-            problem=history[-1].raw,
-            problem_type=agent.problem_type,
-            reward=agent.reward,
-            history=history,
+        out.agent = MathyAgentState.owning(
+            moves_remaining, history[-1].raw, agent.problem_type, agent.reward, history
         )
         return out
 

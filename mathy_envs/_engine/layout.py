@@ -7,6 +7,7 @@ made from one walk of the tree (`walk.py`); subtree shapes are written by
 tree on first use; masks, observations and term finding read it.
 """
 
+import struct
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
 
 import numpy as np
@@ -20,6 +21,8 @@ from .walk import IndexWalk, TreeWalk, walk_tree
 
 MAX_TYPE_ID: int = max(MathTypeKeys.values())
 """mathy_core's largest node type id: normalized type ids are `type_id / MAX_TYPE_ID`."""
+NODE_COLUMNS = 4
+"""The columns of `NodeLayout.feature_rows`: `[type_id, value, time, is_leaf]`."""
 
 
 class NodeLayout:
@@ -51,6 +54,8 @@ class NodeLayout:
     _values: List[float]
     _exact: bool
     _preordered: Dict[bool, Tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]
+    _feature_rows: Dict[bool, npt.NDArray[np.float32]]
+    _adjacency_index: Dict[int, npt.NDArray[np.int64]]
 
     def __init__(self, root: MathExpression, walk: Optional[TreeWalk] = None) -> None:
         """The layout of the tree under `root`; `walk` is that tree's `walk_tree`
@@ -104,6 +109,8 @@ class NodeLayout:
             # floats of the value lists are the float32 values themselves.
             _exact=exact,
             _preordered=preordered,
+            _feature_rows={},
+            _adjacency_index={},
         )
 
     @lazy
@@ -280,6 +287,21 @@ class NodeLayout:
             np.asarray(parents + self._preorder[1:], dtype=np.int64).reshape(2, len(parents))
         )
 
+    def adjacency_index(self, length: int) -> npt.NDArray[np.int64]:
+        """`parent * length + child` of each edge parent -> child (in-order
+        indexes, in the order of `edge_index`): where an `(L, L)` adjacency
+        matrix with `L = length` holds the edges, as flat indexes; cached per
+        `length`, read-only."""
+        cache = self._adjacency_index
+        found = cache.get(length)
+        if found is None:
+            children = self._preorder[1:]
+            flat = [parent * length + child for parent, child in zip(self._edge_parents, children)]
+            found = cache[length] = np.frombuffer(
+                struct.pack(f"{len(flat)}q", *flat), dtype=np.int64
+            )
+        return found
+
     @lazy
     def edge_types(self) -> npt.NDArray[np.int64]:
         return _read_only(self.side[self.preorder[1:]])
@@ -294,14 +316,37 @@ class NodeLayout:
         """Type ids and values in pre-order (normalized or raw), cached: the
         same two read-only arrays on every call."""
         cache = self._preordered
-        if normalize not in cache:
-            types = _float32s(self._type_ids_pre)
-            values = np.asarray(self._values_pre, dtype=np.float32)
-            if normalize:
-                types = types / np.float32(MAX_TYPE_ID)
-                values = self._scaled(values)
-            cache[normalize] = (_read_only(types), _read_only(values))
-        return cache[normalize]
+        found = cache.get(normalize)
+        if found is None:
+            # The numbers of `type_ids / MAX_TYPE_ID` and `_scaled`, made in
+            # Python and frozen at once: a layout is most often observed once.
+            types, values = _node_floats(
+                self._type_ids_pre, self._values_pre, normalize, self._exact
+            )
+            rows = _frozen_floats(types + values, (2, len(types)))
+            found = cache[normalize] = (rows[0], rows[1])
+        return found
+
+    def feature_rows(self, normalize: bool) -> npt.NDArray[np.float32]:
+        """`(n, 4)` read-only float32 node features in action order, the time
+        column zero: `[type_id, value, 0, is_leaf]`, normalized as
+        `normalized_type_ids` and `normalized_values` are (or raw as `type_ids`
+        and `values`); cached, the same array on every call."""
+        cache = self._feature_rows
+        found = cache.get(normalize)
+        if found is None:
+            count = len(self._preorder)
+            types, values = _node_floats(self._type_ids, self._values, normalize, self._exact)
+            # Row after row, in one list: `[type, value, 0, is_leaf]`.
+            cells = [0.0] * (NODE_COLUMNS * count)
+            cells[0::NODE_COLUMNS] = types
+            cells[1::NODE_COLUMNS] = values
+            leaves = [1.0] * count
+            for parent in self._edge_parents:
+                leaves[parent] = 0.0
+            cells[3::NODE_COLUMNS] = leaves
+            found = cache[normalize] = _frozen_floats(cells, (count, NODE_COLUMNS))
+        return found
 
     @lazy
     def normalized_type_ids(self) -> npt.NDArray[np.float32]:
@@ -316,20 +361,29 @@ class NodeLayout:
     def _scaled(self, values: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """`values` (this layout's values in some order) min-max scaled over the
         expression's nodes, in float32 (all equal -> 0)."""
-        if len(values) == 0:
-            return values
-        if self._exact:
-            # The same float32 numbers as the array's, found sooner.
-            low = np.float32(min(self._values_pre))
-            span = np.float32(max(self._values_pre)) - low
-        else:
-            # The array's own methods: np.min and np.max add a costly wrapper.
-            low = values.min(axis=0)
-            span = values.max(axis=0) - low
-        if span <= 0:
-            return np.zeros_like(values)
-        scaled: npt.NDArray[np.float32] = (values - low) / span  # float32 throughout
-        return scaled
+        return _scaled_values(values, self._values_pre, self._exact)
+
+
+def _scaled_values(
+    values: npt.NDArray[np.float32], numbers: Sequence[float], exact: bool
+) -> npt.NDArray[np.float32]:
+    """`values` (a layout's values in some order, `numbers` the Python floats
+    of its value list) min-max scaled over the expression's nodes, in float32
+    (all equal -> 0)."""
+    if len(values) == 0:
+        return values
+    if exact:
+        # The same float32 numbers as the array's, found sooner.
+        low = np.float32(min(numbers))
+        span = np.float32(max(numbers)) - low
+    else:
+        # The array's own methods: np.min and np.max add a costly wrapper.
+        low = values.min(axis=0)
+        span = values.max(axis=0) - low
+    if span <= 0:
+        return np.zeros_like(values)
+    scaled: npt.NDArray[np.float32] = (values - low) / span  # float32 throughout
+    return scaled
 
 
 _ArrayT = TypeVar("_ArrayT", bound="np.ndarray[Any, Any]")
@@ -339,6 +393,56 @@ def _read_only(array: _ArrayT) -> _ArrayT:
     """`array`, made read-only for good (`mathy_envs._support.frozen`): the arrays of a
     layout are shared by every caller."""
     return frozen(array)
+
+
+def _node_floats(
+    type_ids: List[int], values: List[float], normalize: bool, exact: bool
+) -> Tuple[List[float], List[float]]:
+    """A layout's type ids and values (in one order) as the Python floats of
+    the float32 numbers its arrays hold: raw as `type_ids` and `values`, or
+    normalized as `normalized_type_ids` and `normalized_values` are (`exact`:
+    every value is a whole number float32 holds exactly).
+
+    Computed in Python where that gives the same float32 numbers: a quotient
+    or difference of two float32 numbers computed in double precision, then
+    rounded to float32, is the float32 result (53 bits are more than twice 24
+    plus 2, so the double rounding is innocuous). Type ids are whole numbers
+    below 256 and values' differences whole numbers below 2**24, where they
+    are so; elsewhere numpy's float32 arithmetic computes them."""
+    if not normalize:
+        return list(type_ids), list(values)
+    try:
+        bytes(type_ids)  # whole numbers from 0 to 255, exact in float32
+        types = [type_id / MAX_TYPE_ID for type_id in type_ids]
+    except (TypeError, ValueError):
+        types = (_float32s(type_ids) / np.float32(MAX_TYPE_ID)).tolist()
+    if not values:
+        return types, []
+    if exact:
+        low, high = min(values), max(values)
+        span = high - low
+        if -_EXACT <= low and high <= _EXACT and span <= _EXACT_SPAN:
+            if span <= 0:
+                return types, [0.0] * len(values)
+            return types, [(value - low) / span for value in values]
+    scaled = _scaled_values(np.asarray(values, dtype=np.float32), values, exact)
+    return types, scaled.tolist()
+
+
+_EXACT = float(2**53)
+"""Whole numbers up to this size are exact in double precision."""
+_EXACT_SPAN = float(2**24)
+"""Whole numbers up to this size are exact in float32."""
+
+
+def _frozen_floats(numbers: List[float], shape: Tuple[int, ...]) -> npt.NDArray[np.float32]:
+    """`numbers` as a float32 array of `shape`, each rounded as numpy rounds
+    it, read-only for good (over immutable bytes, as `frozen` makes them)."""
+    try:
+        packed = struct.pack(f"{len(numbers)}f", *numbers)
+    except OverflowError:  # past float32's range, where numpy gives inf
+        return _read_only(np.asarray(numbers, dtype=np.float32).reshape(shape))
+    return np.frombuffer(packed, dtype=np.float32).reshape(shape)
 
 
 def _float32s(numbers: List[int]) -> npt.NDArray[np.float32]:

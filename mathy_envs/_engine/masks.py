@@ -24,6 +24,7 @@ from .rules import (
     APPLICABLE_NODE_TYPES,
     are_core_rules,
     commute_preference,
+    core_preference,
     CORE_RULE_TYPES,
     EXPRESSION_TYPES,
     SHAPE_KEYS,
@@ -209,7 +210,7 @@ def candidate_mask(
     return Sweep(rules, rule_types).mask(nodes)
 
 
-def rows_to_check(rules: Sequence[BaseRule], parsed: ParsedExpression) -> Iterable[int]:
+def rows_to_check(rules: Sequence[BaseRule], parsed: ParsedExpression) -> Sequence[int]:
     """The rules whose results must be checked one by one: every rule on an
     expression that is not safe, else only rules outside `CORE_RULE_TYPES`."""
     if not parsed.safe:
@@ -346,20 +347,45 @@ def checked_mask(
     fresh_tree: FreshTree,
 ) -> MaskArray:
     """The mask of `parsed`: `sweep`'s, less the actions whose result would be out
-    of the supported range or change the expression's value."""
+    of the supported range or change the expression's value. Read-only where no
+    action needed checking (as `frozen` makes arrays: over immutable bytes)."""
     layout = parsed.layout
-    core = sweep.native_rules(parsed.native)
-    # The native core's mask needs no mathy_core nodes (an entry it parsed makes
-    # them only when they are read).
     native = parsed.native
-    mask = sweep.native_mask(native, len(layout)) if core and native is not None else None
+    core = sweep.native_rules(native)
+    rules = sweep.rules
+    # The core rules on a safe expression leave nothing to check (their
+    # rows are never among `rows_to_check`).
+    rows = () if core and parsed.safe else rows_to_check(rules, parsed)
+    mask: Optional[MaskArray] = None
+    if core and native is not None:
+        # The native core's mask needs no mathy_core nodes (an entry it parsed
+        # makes them only when they are read); `native_rules` has just asked
+        # `are_core_rules`.
+        preferred = core_preference(rules)
+        count = len(layout)
+        if preferred is not None and len(native) == count:
+            mask = np.frombuffer(native.mask(preferred), dtype=np.int8).reshape(
+                len(rules), count
+            )
+            if rows:
+                mask = mask.copy()  # remove_unsound writes into it
     if mask is None:
         mask = sweep.mask(layout.nodes, layout)
-    rules = sweep.rules
-    remove_unsound(
-        rules, mask, rows_to_check(rules, parsed), parsed, expressions, fresh_tree, core
-    )
+    if rows:
+        remove_unsound(rules, mask, rows, parsed, expressions, fresh_tree, core)
     return mask
+
+
+def kept_mask(mask: MaskArray) -> MaskArray:
+    """`mask` read-only for good: itself when it is an array over immutable
+    bytes already (no array on the way to them writable), else `frozen`'s
+    copy."""
+    base: object = mask
+    while isinstance(base, np.ndarray):
+        if base.flags.writeable:
+            return frozen(mask)
+        base = base.base
+    return mask if type(base) is bytes else frozen(mask)
 
 
 MoveResults = Tuple[Tuple[int, int, str], ...]
@@ -430,17 +456,26 @@ class MaskCache:
     ) -> MaskArray:
         """The cached mask of `text`, or `compute(sweep)`'s (with the `Sweep` of
         `rules`), made read-only and kept."""
+        mask, sweep = self.lookup(text, rules)
+        return mask if mask is not None else self.keep(text, compute(sweep))
+
+    def lookup(self, text: str, rules: List[BaseRule]) -> Tuple[Optional[MaskArray], Sweep]:
+        """The cached mask of `text` for `rules` (None when there is none, to be
+        computed with the returned `Sweep` of `rules` and given to `keep`)."""
         sweep = self._sweep
         if not sweep.made_for(rules):
             self.clear()
             # One attribute holds the rules and their sweep, so no thread sees
             # the one without the other.
             sweep = self._sweep = Sweep(rules)
-        mask = self._masks.get(text)
-        if mask is None:
-            mask = frozen(compute(sweep))
-            self._masks.put(text, mask)
-        return mask
+        return self._masks.get(text), sweep
+
+    def keep(self, text: str, mask: MaskArray) -> MaskArray:
+        """Keep `mask` (computed for `lookup`'s rules) as the mask of `text`,
+        made read-only; returns the kept array."""
+        kept = kept_mask(mask)
+        self._masks.put(text, kept)
+        return kept
 
 
 __all__ = (
@@ -453,6 +488,7 @@ __all__ = (
     "candidate_mask",
     "checked_mask",
     "keeps_value",
+    "kept_mask",
     "least_visited",
     "more_visited",
     "remove_unsound",

@@ -60,9 +60,11 @@ class MoveCache:
         """The read-only `(len(rules), nodes)` mask of `text`, computed once per
         text (with `parser`'s cache of parsed texts). Unless `equations`, a
         `ValueError` naming `owner` (the env's class) for a text with `=`."""
-        return self._masks.get(
-            text, rules, lambda sweep: _text_mask(text, sweep, parser, equations, owner)
-        )
+        masks = self._masks
+        mask, sweep = masks.lookup(text, rules)
+        if mask is None:
+            mask = masks.keep(text, _text_mask(text, sweep, parser, equations, owner))
+        return mask
 
     def results(
         self, text: str, rules: List[BaseRule], parser: ExpressionParser, mask: MaskArray

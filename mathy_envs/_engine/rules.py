@@ -139,6 +139,13 @@ def commute_preference(rules: Sequence[BaseRule]) -> Optional[bool]:
     rules a user may change, which the native core takes as an argument."""
     if not are_core_rules(rules):
         return None
+    return core_preference(rules)
+
+
+def core_preference(rules: Sequence[BaseRule]) -> Optional[bool]:
+    """`commute_preference` of rules that `are_core_rules` was just asked
+    about and holds of: commutative swap's `preferred` when it is a bool,
+    else None."""
     preferred = getattr(rules[COMMUTE_INDEX], _PREFERENCE, None)
     return preferred if type(preferred) is bool else None
 
@@ -337,6 +344,7 @@ __all__ = (
     "APPLICABLE_NODE_TYPES",
     "COMMUTE_INDEX",
     "commute_preference",
+    "core_preference",
     "CORE_RULE_NAMES",
     "CORE_RULE_TABLE",
     "CORE_RULE_TYPES",

@@ -24,6 +24,7 @@ from .._engine import (
     tree_mask,
     visit_counts,
 )
+from ..observations import mask_lists
 from ..state import MathyEnvState, check_state
 from ..types import ActionType
 
@@ -36,6 +37,12 @@ def decode_action(action: ActionInput, max_seq_len: int) -> ActionType:
     `(a // max_seq_len, a % max_seq_len)`; a pair of ints passes through. Anything
     else (bools, floats, other shapes) raises `ValueError`. Ranges are not checked
     here: an out-of-range action is an invalid action."""
+    if type(action) is tuple and len(action) == 2:
+        # The commonest action, a pair of plain ints (a bool is not one), as
+        # the checks below pass it.
+        rule, node = action
+        if type(rule) is int and type(node) is int:
+            return rule, node
     if isinstance(action, (bool, np.bool_)):
         raise ValueError(
             f"an action must be an int or a (rule, node) pair, got {quote(action)}"
@@ -303,7 +310,7 @@ class ActionSpace:
     def get_valid_moves(self, env_state: MathyEnvState) -> List[List[int]]:
         """A `num_rules x num_nodes` 0/1 matrix: row `r`, column `i` is 1 when rule
         `r` can be applied to the `i`-th node from the left."""
-        return self.valid_moves_array(env_state).tolist()  # type: ignore[no-any-return]
+        return mask_lists(self.valid_moves_array(env_state))
 
     def get_actions_for_node(
         self,

@@ -56,6 +56,26 @@ class MathyAgentState:
             else [MathyEnvStateStep(problem, NO_ACTION)]
         )
 
+    @classmethod
+    def owning(
+        cls,
+        moves_remaining: int,
+        problem: str,
+        problem_type: str,
+        reward: float,
+        history: List[MathyEnvStateStep],
+    ) -> "MathyAgentState":
+        """The agent state `cls(...)` makes of these values, holding `history`
+        itself, not a copy: for a list made for it, which nothing else holds
+        (a step's new history)."""
+        agent = cls.__new__(cls)
+        agent.moves_remaining = moves_remaining
+        agent.problem = problem
+        agent.problem_type = problem_type
+        agent.reward = reward
+        agent.history = history
+        return agent
+
     @property
     def action(self) -> ActionType:
         """The action that produced the current problem (`(-1, -1)` at the start)."""

@@ -31,14 +31,17 @@ from .common import (
     ObservedState,
     as_matrix,
     check_fits,
+    known_mask,
+    mask_lists,
     mask_matrix,
     revisit_feature,
 )
 from .registry import get_observation_kind
 
 _new_inputs = tuple.__new__
-"""Builds an `ObservationInputs` from a tuple of every field, without the named
-tuple's Python-level `__new__` (`observe` is a hot path)."""
+"""Builds an `ObservationInputs` (or a `MathyObservation`) from a tuple of every
+field, without the named tuple's Python-level `__new__` (`observe` and a step's
+observation are hot paths)."""
 
 
 @lru_cache(maxsize=256)
@@ -130,10 +133,17 @@ def observe(
     length = check_max_seq_len(DEFAULT_MAX_SEQ_LEN if max_seq_len is None else max_seq_len)
     entry = parse(agent.problem, parser)
     build = kind.build
+    mask: Optional[npt.NDArray[Any]] = None
     if not is_library_code(build):
         # A user's observation type reads a layout of its own, over a copy of the
         # tree: nothing it does to the nodes reaches the cache.
         entry = private_entry(entry)
+    elif type(move_mask) is list:
+        # The rows `get_valid_moves` just gave: the library's types read only
+        # which entries are nonzero, the same in the env's own int8 mask.
+        mask = known_mask(move_mask)
+        if mask is not None and mask.shape[1] > length:
+            mask = None  # mask_matrix says what is wrong
     layout = entry.layout
     check_fits(len(layout), length)
     hashed = (
@@ -148,7 +158,7 @@ def observe(
             layout,
             hashed,
             state.time,
-            mask_matrix(move_mask, length),
+            mask_matrix(move_mask, length) if mask is None else mask,
             state.num_rules,
             bool(normalize),
             length,
@@ -181,6 +191,10 @@ def plain_observation(
     nodes, values = layout.preorder_lists()
     if move_mask is None:
         mask: List[List[int]] = [[0] * n for _ in range(state.num_rules)]
+    elif type(move_mask) is np.ndarray and move_mask.dtype == np.int8 and move_mask.ndim == 2:
+        # The env's own masks (its time steps' observations): their rows are
+        # kept for `get_valid_moves`, which asks for them next.
+        mask = mask_lists(move_mask)
     else:
         if not (type(move_mask) is np.ndarray and move_mask.dtype == np.int8):
             # Anything but the env's own int8 masks, as int64.
@@ -198,13 +212,17 @@ def plain_observation(
         nodes = nodes + [0] * pad
         values = values + [0.0] * pad
         mask = [row + [0] * (max_seq_len - len(row)) for row in mask]
-    return MathyObservation(
-        nodes=nodes,
-        mask=mask,
-        values=values,
-        type=list(problem_hash(agent.problem_type)) if hash_type is None else hash_type,
-        time=[state.time],
+    observation: MathyObservation = _new_inputs(
+        MathyObservation,
+        (
+            nodes,
+            mask,
+            values,
+            list(problem_hash(agent.problem_type)) if hash_type is None else hash_type,
+            [state.time],
+        ),
     )
+    return observation
 
 
 def _agent_of(state: ObservedState) -> ObservedAgent:

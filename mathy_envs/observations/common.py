@@ -10,6 +10,7 @@ the node of mask column `i`). The action mask is a flat `R * L` array, row-major
 """
 
 import inspect
+import threading
 from abc import ABC, abstractmethod
 from enum import Enum
 from typing import (
@@ -131,12 +132,14 @@ def node_features(
     n = len(layout)
     columns = NODE_FEATURES if revisits is None else NODE_FEATURES + 1
     features = np.zeros((rows, columns), np.float32)
-    features[:n, 0] = node_types(layout, normalize)
-    features[:n, 1] = node_values(layout, normalize)
-    features[:n, 2] = time
-    features[:n, 3] = layout.is_leaf
-    if revisits is not None:
+    # The layout's `[type_id, value, 0, is_leaf]` rows (`node_types`,
+    # `node_values` and `is_leaf`), made once per layout in a few numpy calls.
+    if revisits is None:
+        features[:n] = layout.feature_rows(normalize)
+    else:
+        features[:n, :NODE_FEATURES] = layout.feature_rows(normalize)
         features[:n, 4] = revisits
+    features[:n, 2] = time
     return features
 
 
@@ -227,6 +230,59 @@ def _int_rows(rows: Any) -> Optional[npt.NDArray[Any]]:
     except (TypeError, ValueError):
         return None
     return np.frombuffer(cells, dtype=np.uint8).astype(np.int_).reshape(len(rows), width)
+
+
+class _KeptRows(threading.local):
+    """The calling thread's last read-only mask that `mask_lists` gave as lists,
+    with those lists (never handed out)."""
+
+    kept: Optional[Tuple[npt.NDArray[Any], List[List[int]]]] = None
+
+
+_kept_rows = _KeptRows()
+
+
+def frozen_array(array: npt.NDArray[Any]) -> bool:
+    """Whether `array` can never change: read-only over immutable bytes, with
+    no writable array on the way to them (as `frozen` makes them, and the
+    env's cached masks are)."""
+    base: object = array
+    while isinstance(base, np.ndarray):
+        if base.flags.writeable:
+            return False
+        base = base.base
+    return type(base) is bytes
+
+
+def mask_lists(mask: npt.NDArray[Any]) -> List[List[int]]:
+    """`mask.tolist()`: new lists, the caller's. The rows of the last
+    read-only mask (`frozen_array`) asked in this thread are kept, so that
+    asking again copies them, and `known_mask` tells them in a list mask
+    (`get_valid_moves` then `to_observation(move_mask=...)`)."""
+    kept = _kept_rows.kept
+    if kept is None or kept[0] is not mask:
+        rows: List[List[int]] = mask.tolist()
+        if type(mask) is not np.ndarray or not frozen_array(mask):
+            return rows
+        kept = _kept_rows.kept = (mask, rows)
+    return list(map(list.copy, kept[1]))
+
+
+def known_mask(rows: List[Any]) -> Optional[npt.NDArray[Any]]:
+    """The read-only mask whose rows `mask_lists` last gave in this thread,
+    when `rows` (a list) holds rows equal to those (lists of values `==` to
+    its 0s and 1s), else None."""
+    kept = _kept_rows.kept
+    if kept is None or len(rows) != len(kept[1]):
+        return None
+    for row in rows:
+        if type(row) is not list:
+            return None
+    try:
+        same = rows == kept[1]
+    except Exception:  # a value whose == fails, or has no single truth value
+        return None
+    return kept[0] if same is True else None
 
 
 def mask_rows(mask: Optional[npt.NDArray[Any]], num_rules: int) -> int:
@@ -454,6 +510,9 @@ __all__ = (
     "action_mask_space",
     "as_matrix",
     "check_fits",
+    "frozen_array",
+    "known_mask",
+    "mask_lists",
     "mask_matrix",
     "mask_rows",
     "node_count_space",

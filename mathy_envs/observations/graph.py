@@ -47,8 +47,8 @@ def graph_observation(
     n = len(layout)
     check_fits(n, max_seq_len)
     adjacency = np.zeros((max_seq_len, max_seq_len), np.float32)
-    parents, children = layout.edge_index
-    adjacency[parents, children] = 1.0
+    # adjacency[parent, child] = 1.0 for each edge (`layout.edge_index`).
+    adjacency.put(layout.adjacency_index(max_seq_len), 1.0)
     return MathyGraphObservation(
         node_features=node_features(layout, time, normalize, max_seq_len, revisits),
         adjacency=adjacency,

@@ -5,7 +5,7 @@ import pytest
 from mathy_core.rules import CommutativeSwapRule
 
 from mathy_envs._engine.parse_cache import ExpressionCache, expression_cache
-from mathy_envs._engine.layout import NodeLayout
+from mathy_envs._engine.layout import MAX_TYPE_ID, NodeLayout
 from mathy_envs._engine.parsers import new_parser
 
 from oracles import parse
@@ -130,3 +130,77 @@ def test_a_layout_whose_tree_a_step_took_never_describes_the_rewritten_tree() ->
     assert computed.shapes == fresh.shapes
     CommutativeSwapRule().apply_to(cache.take_node(text, 3).get_root())
     assert computed.shapes == fresh.shapes
+
+
+# -- feature rows, pre-ordered rows and adjacency indexes: made in Python, equal to numpy's ---
+
+
+LAYOUT_TEXTS = [
+    "4x + 2y^2 - 7 * x", "x", "(2 + 3) * x^2 + -y", "12.5x - 0.1 + 3y", "7 + 7",
+    "0.1x + 0.001 - 3400000", "-0.0 + 2x", "16777217x + 3 - 16777216y",
+    "-16777217 + 2x", "5 + 5", "999999999x - 999999999", "3 / 7 + 0.3333333333x",
+]
+
+
+def _numpy_scaled(values: "np.ndarray") -> "np.ndarray":
+    """Min-max scaling in float32 throughout, as numpy computes it."""
+    low = values.min()
+    span = values.max() - low
+    return np.zeros_like(values) if span <= 0 else (values - low) / span
+
+
+def _bits(array: "np.ndarray") -> list:
+    return np.ascontiguousarray(array, dtype=np.float32).view(np.uint32).tolist()
+
+
+@pytest.mark.parametrize("text", LAYOUT_TEXTS)
+def test_feature_rows_and_preordered_are_numpys_float32_numbers(text: str) -> None:
+    layout = NodeLayout(new_parser().parse(text))
+    types = np.asarray([float(t) for t in layout._type_ids], dtype=np.float32)
+    values = np.asarray(layout._values, dtype=np.float32)
+    leaves = np.asarray(layout.is_leaf, dtype=np.float32)
+    for normalize in (True, False):
+        want_types = types / np.float32(MAX_TYPE_ID) if normalize else types
+        want_values = _numpy_scaled(values) if normalize else values
+        rows = layout.feature_rows(normalize)
+        assert rows.shape == (len(layout), 4) and rows.dtype == np.float32
+        assert _bits(rows[:, 0]) == _bits(want_types)
+        assert _bits(rows[:, 1]) == _bits(want_values)
+        assert _bits(rows[:, 2]) == _bits(np.zeros(len(layout)))
+        assert _bits(rows[:, 3]) == _bits(leaves)
+        pre_types, pre_values = layout.preordered(normalize)
+        assert _bits(pre_types) == _bits(want_types[layout.preorder])
+        assert _bits(pre_values) == _bits(want_values[layout.preorder])
+        # The arrays the observations read agree with them too.
+        assert _bits(rows[:, 0]) == _bits(layout.normalized_type_ids if normalize else layout.type_ids)
+        assert _bits(rows[:, 1]) == _bits(layout.normalized_values if normalize else layout.values)
+
+
+def test_feature_rows_and_preordered_are_shared_and_stay_read_only() -> None:
+    layout = NodeLayout(new_parser().parse("4x + 2y^2 - 7"))
+    for array in (layout.feature_rows(True), *layout.preordered(True)):
+        with pytest.raises(ValueError):
+            array[0] = 5.0
+        with pytest.raises(ValueError):
+            array.flags.writeable = True
+        base = array.base
+        while isinstance(base, np.ndarray):
+            with pytest.raises(ValueError):
+                base.flags.writeable = True
+            base = base.base
+    assert layout.feature_rows(True) is layout.feature_rows(True)
+    assert layout.preordered(False)[0] is layout.preordered(False)[0]
+
+
+@pytest.mark.parametrize("text", LAYOUT_TEXTS)
+@pytest.mark.parametrize("length", [16, 128])
+def test_adjacency_index_marks_the_edges(text: str, length: int) -> None:
+    layout = NodeLayout(new_parser().parse(text))
+    by_index = np.zeros((length, length), np.float32)
+    by_index.put(layout.adjacency_index(length), 1.0)
+    by_edges = np.zeros((length, length), np.float32)
+    parents, children = layout.edge_index
+    by_edges[parents, children] = 1.0
+    assert np.array_equal(by_index, by_edges)
+    assert int(by_index.sum()) == len(layout) - 1
+    assert not layout.adjacency_index(length).flags.writeable

@@ -349,3 +349,37 @@ def test_a_rule_setting_changed_in_place_is_followed_by_the_cached_masks() -> No
     env.rules[1].preferred = False  # type: ignore[attr-defined]
     for text in texts:
         np.testing.assert_array_equal(env.valid_moves_array(env.state_from_text(text)), before[text])
+
+
+# -- kept masks: read-only for good, copied only when they could still change -----------
+
+
+def test_kept_mask_keeps_a_frozen_array_and_freezes_any_other() -> None:
+    from mathy_envs._engine.masks import kept_mask
+
+    frozen = np.frombuffer(bytes([0, 1, 1, 0, 0, 1]), dtype=np.int8).reshape(2, 3)
+    assert kept_mask(frozen) is frozen
+    writable = np.array([[0, 1, 1], [0, 0, 1]], dtype=np.int8)
+    view = writable[:, :]
+    view.flags.writeable = False  # read-only, over an array that is not
+    for mask in (writable, view):
+        kept = kept_mask(mask)
+        assert kept is not mask and np.array_equal(kept, mask)
+        with pytest.raises(ValueError):
+            kept.flags.writeable = True
+        writable[0, 0] = 1
+        assert kept[0, 0] == 0
+        writable[0, 0] = 0
+
+
+def test_cached_masks_stay_read_only_for_good() -> None:
+    env = envs.PolySimplify()
+    for text in ("4x + 2x + 7", "x * (2 + y) - 3x"):
+        mask = env.valid_moves_array(env.state_from_text(text))
+        with pytest.raises(ValueError):
+            mask.flags.writeable = True
+        base = mask.base
+        while isinstance(base, np.ndarray):
+            with pytest.raises(ValueError):
+                base.flags.writeable = True
+            base = base.base

@@ -642,3 +642,22 @@ def test_when_every_move_returns_the_least_visited_results_are_offered() -> None
     offered = env.least_visited_moves_array(after)
     assert env.valid_moves_array(after)[1, 3] == 1 and offered[1, 3] == 0
     assert offered.sum() == env.valid_moves_array(after).sum() - 1
+
+
+@pytest.mark.parametrize("action", [(True, 1), (1, False), (np.bool_(True), 2), (1.0, 1)], ids=repr)
+def test_to_action_rejects_pairs_of_bools_and_floats(action: Any) -> None:
+    with pytest.raises(ValueError):
+        FixedEnv().to_action(action)
+
+
+def test_to_action_gives_plain_ints_for_any_pair_of_ints() -> None:
+    import enum
+
+    class Index(enum.IntEnum):
+        TWO = 2
+
+    env = FixedEnv()
+    for action in [(3, 5), (Index.TWO, 4), (np.int32(1), 6), [Index.TWO, np.int64(3)]]:
+        decoded = env.to_action(action)
+        assert decoded == (int(action[0]), int(action[1]))
+        assert [type(each) for each in decoded] == [int, int]

@@ -18,3 +18,11 @@ def test_agent_state_copies_given_history() -> None:
     agent = MathyAgentState(3, "2y", "ns", history=history)
     history.append(MathyEnvStateStep("y2", (1, 0)))
     assert len(agent.history) == 1
+
+
+def test_owning_holds_the_history_it_is_given() -> None:
+    history = [MathyEnvStateStep("4x + 2x", (-1, -1)), MathyEnvStateStep("6x", (3, 1))]
+    made = MathyAgentState(3, "6x", "ns", 0.5, history)
+    owning = MathyAgentState.owning(3, "6x", "ns", 0.5, history)
+    assert owning == made and repr(owning) == repr(made)
+    assert owning.history is history and made.history is not history

@@ -621,3 +621,56 @@ def test_built_in_builders_read_the_inputs_by_field_name() -> None:
         else:
             for name in expected._fields:
                 np.testing.assert_array_equal(getattr(got, name), getattr(expected, name))
+
+
+# -- the rows of the env's masks: handed out as new lists, told in a list mask -----------
+
+
+def test_mask_lists_are_new_lists_of_the_masks_rows() -> None:
+    from mathy_envs.observations.common import known_mask, mask_lists
+
+    env = envs.PolySimplify()
+    state = env.state_from_text("4x + 2x + 7 + 3y")
+    mask = env.valid_moves_array(state)
+    first = mask_lists(mask)
+    assert first == mask.tolist()
+    first[0][0] = 9  # the caller's own lists
+    first.append([])
+    second = mask_lists(mask)
+    assert second == mask.tolist() and second is not first
+    assert known_mask(second) is mask
+    second[0][0] = 1 - second[0][0]
+    assert known_mask(second) is None
+    assert known_mask(mask.tolist()[:-1]) is None
+    assert known_mask([row for row in map(np.asarray, mask.tolist())]) is None
+
+
+def test_a_writable_mask_is_never_kept() -> None:
+    from mathy_envs.observations.common import known_mask, mask_lists
+
+    mask = np.array([[0, 1, 1], [1, 0, 0]], dtype=np.int8)
+    rows = mask_lists(mask)
+    assert rows == mask.tolist()
+    assert known_mask(rows) is None
+    mask[0, 0] = 1
+    assert mask_lists(mask) == mask.tolist()
+
+
+def test_a_list_mask_changed_after_get_valid_moves_is_observed_as_changed() -> None:
+    env = envs.PolySimplify()
+    state = env.state_from_text("4x + 2x + 7 + 3y")
+    rows = env.get_valid_moves(state)
+    for kind in ObservationType:
+        given = state.to_observation(move_mask=rows, obs_type=kind, max_seq_len=env.max_seq_len)
+        from_array = state.to_observation(
+            move_mask=env.valid_moves_array(state).astype(np.int64), obs_type=kind,
+            max_seq_len=env.max_seq_len,
+        )
+        assert repr(given) == repr(from_array)
+    changed = [list(row) for row in rows]
+    changed[0] = [2] * len(changed[0])
+    rows[0][:] = changed[0]  # in place, in the list get_valid_moves gave
+    flat = state.to_observation(move_mask=rows, max_seq_len=env.max_seq_len)
+    length = env.max_seq_len
+    assert flat[3 + 2 * length : 3 + 3 * length][: len(rows[0])].tolist() == [1.0] * len(rows[0])
+    assert env.get_valid_moves(state)[0] != rows[0]
