@@ -56,6 +56,8 @@ SEED = 1337
 OBSERVATION_NODES = 40
 MEMORY_STATES = 100_000
 BATCH_ENVS = 64
+BATCH_THREADS = 2
+"""The threads of the second batched run (`StepBatch(num_threads=...)`)."""
 COVERAGE_CALLS = 40
 """The batch steps of each env and difficulty in the native coverage (a fifth of
 them with `--quick`)."""
@@ -70,6 +72,8 @@ class WorkloadResult:
     us_per_step: float = 0.0
     floor_multiple: float = 0.0
     batched_steps_per_second: float = 0.0
+    batched_threads_steps_per_second: float = 0.0
+    """The same batched play with the native kernel on `BATCH_THREADS` threads."""
     batched_native_fraction: float = 0.0
     """The share of the batched steps the native kernel took."""
     batched_native_reason: Optional[str] = None
@@ -162,13 +166,15 @@ def play(
     return time.perf_counter() - started, taken
 
 
-def play_batched(env_class: Type[MathyEnv], steps: int) -> BatchedRun:
+def play_batched(env_class: Type[MathyEnv], steps: int, num_threads: int = 1) -> BatchedRun:
     """Masked random play of `BATCH_ENVS` episodes stepped together by a
-    `StepBatch` (flat observations and masks written every step), for about
-    `steps` steps in all: the steps per second, and how many of them the
-    native kernel took."""
+    `StepBatch` (flat observations and masks written every step, the native
+    kernel on `num_threads` threads), for about `steps` steps in all: the steps
+    per second, and how many of them the native kernel took."""
     env = _cold_env(env_class)
-    batch = StepBatch(env, BATCH_ENVS, MathyEnvProblemArgs(MathyEnvDifficulty.normal))
+    batch = StepBatch(
+        env, BATCH_ENVS, MathyEnvProblemArgs(MathyEnvDifficulty.normal), num_threads=num_threads
+    )
     rng = np.random.default_rng(SEED)
     calls = max(1, steps // BATCH_ENVS)
     gc.collect()
@@ -417,6 +423,10 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
             key=lambda run: run.steps_per_second,
         )
         result.batched_steps_per_second = batched.steps_per_second
+        result.batched_threads_steps_per_second = max(
+            play_batched(env_class, 4 * steps, BATCH_THREADS).steps_per_second
+            for _ in range(repeats)
+        )
         result.batched_native_fraction = batched.native_fraction
         result.batched_native_reason = batched.native_reason
         floor = min(floor_seconds(env_class(), taken) for _ in range(repeats))
@@ -478,19 +488,22 @@ def run_bench(
     header = f"{'workload (normal)':22}" + "".join(f"{t:>17}" for t in types)
     print("steps/s, masked random play with an observation every step", file=out)
     print(
-        header + f"{'us/step':>10}{'floor us':>10}{'x floor':>9}{f'batched x{BATCH_ENVS}':>14}",
+        header
+        + f"{'us/step':>10}{'floor us':>10}{'x floor':>9}{f'batched x{BATCH_ENVS}':>14}"
+        + f"{f'{BATCH_THREADS} threads':>11}",
         file=out,
     )
     for w in result.workloads:
         cells = "".join(f"{w.steps_per_second[t]:>17.0f}" for t in types)
         print(
             f"{w.env:22}{cells}{w.us_per_step:>10.1f}{w.floor_us_per_step:>10.1f}"
-            f"{w.floor_multiple:>9.2f}{w.batched_steps_per_second:>14.0f}",
+            f"{w.floor_multiple:>9.2f}{w.batched_steps_per_second:>14.0f}"
+            f"{w.batched_threads_steps_per_second:>11.0f}",
             file=out,
         )
     print(
         f"(batched: {BATCH_ENVS} episodes stepped together by mathy_envs.batch.StepBatch, "
-        "flat observations)",
+        f"flat observations; then the same with num_threads={BATCH_THREADS})",
         file=out,
     )
     for line in native_lines(result.workloads):

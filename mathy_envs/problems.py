@@ -24,6 +24,14 @@ from .limits import DEFAULT_MAX_SEQ_LEN
 from ._engine import parse
 from ._engine import ParsedExpression, private_entry
 from ._engine import copy_tree, is_library_code
+from ._engine import (
+    factor_out_applies,
+    factor_out_entry,
+    is_simplified,
+    like_terms_grouped,
+    like_terms_grouped_entry,
+    simplified_entry,
+)
 
 VARIABLES: str = "abcdfghjklmnopqrstuvwxyz"
 """Variables problems draw from ("e" and "i" are left out: they read as constants)."""
@@ -173,10 +181,27 @@ def tree_check(
     predicate: Callable[[MathExpression], bool],
 ) -> Callable[[ParsedExpression], bool]:
     """A `retry` rejection test from a test of the expression tree, e.g.
-    `tree_check(is_simplified)` rejects problems that are already simplified."""
+    `tree_check(is_simplified)` rejects problems that are already simplified.
+
+    The library's `is_simplified`, `factor_out_applies` and `like_terms_grouped`
+    give the engine's tests of a parsed text (the same verdicts, made without
+    a tree where the engine can)."""
+    for known, entry_check in _ENTRY_CHECKS:
+        if predicate is known:
+            return entry_check
     if is_library_code(predicate):
         return lambda parsed: predicate(parsed.tree)
     return lambda parsed: predicate(copy_tree(parsed.tree))
+
+
+_ENTRY_CHECKS: Tuple[
+    Tuple[Callable[[MathExpression], bool], Callable[[ParsedExpression], bool]], ...
+] = (
+    (is_simplified, simplified_entry),
+    (factor_out_applies, factor_out_entry),
+    (like_terms_grouped, like_terms_grouped_entry),
+)
+"""The tree predicates `tree_check` answers from the parsed text's entry."""
 
 
 def rand_unlike_terms(

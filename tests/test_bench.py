@@ -29,6 +29,8 @@ def test_a_batched_run_reports_the_native_share_and_reason() -> None:
         assert 0.5 < run.native_fraction <= 1.0
     else:
         assert run.native_fraction == 0.0
+    threaded = play_batched(PolySimplify, 640, num_threads=2)
+    assert threaded.steps_per_second > 0 and threaded.native_fraction == run.native_fraction
     users = play_batched(_Scored, 128)
     assert users.native_fraction == 0.0
     assert users.native_reason == "_Scored overrides get_win_signal"

@@ -9,15 +9,18 @@ expectations do not come from `mathy_envs._engine.terms`.
 """
 
 import warnings
-from typing import List
+from typing import Callable, List
 
 import numpy as np
 import pytest
-from mathy_core import get_term_ex, get_terms, terms_are_like
+from mathy_core import MathExpression, get_term_ex, get_terms, terms_are_like
 from oracles import parse
 
 from mathy_envs import problems
 from mathy_envs._engine.expressions import ParsedExpression
+from mathy_envs._engine.native import CORE
+from mathy_envs._engine.parse_cache import parse as parse_for_env
+from mathy_envs._engine.terms import factor_out_applies, like_terms_grouped
 from mathy_envs.problems import (
     COMMON_VARIABLES,
     MAX_ATTEMPTS,
@@ -204,3 +207,46 @@ def test_moved_generators_still_import_from_problems_with_a_warning() -> None:
         with pytest.raises(AttributeError):
             problems.no_such_generator  # type: ignore[attr-defined]  # noqa: B018
     assert "simplify_terms" not in problems.__all__
+
+
+# -- tree_check: the library's predicates from the parsed text ------------------------
+
+
+def _sums(seed: int, count: int) -> List[str]:
+    """Sums of random terms, some with like terms, some factored or grouped."""
+    rng = np.random.default_rng(seed)
+    texts = []
+    for _ in range(count):
+        kinds = rand_templates(rng, rand_int(rng, 1, 4), common=True)
+        terms = [rand_term(rng, kinds[int(rng.integers(len(kinds)))]) for _ in range(rand_int(rng, 1, 7))]
+        text = join_terms(rng, terms, ("+", "-", "*"), 0.4)
+        if chance(rng, 0.2):
+            text = f"({text}) * {rand_term(rng, kinds[0])}"
+        texts.append(text)
+    return texts
+
+
+@pytest.mark.parametrize(
+    "predicate", [is_simplified, factor_out_applies, like_terms_grouped],
+    ids=lambda f: f.__name__,
+)
+def test_tree_check_of_library_predicates_answers_as_the_tree(
+    predicate: Callable[[MathExpression], bool]
+) -> None:
+    check = tree_check(predicate)
+    verdicts = set()
+    treeless = 0
+    texts = _sums(11, 400)
+    for text in texts:
+        parsed = parse_for_env(text)
+        built = "tree" in vars(parsed)
+        expected = predicate(parse(text))  # a fresh mathy_core tree
+        assert check(parsed) is expected, text
+        treeless += not built and "tree" not in vars(parsed)
+        # and without the native parse (the pure-Python core)
+        assert check(ParsedExpression(text, parse(text))) is expected, text
+        verdicts.add(expected)
+    assert verdicts == {True, False}
+    # the native core answered: no tree was made for the check
+    if CORE == "native":
+        assert treeless > len(texts) // 2

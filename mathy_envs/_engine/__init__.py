@@ -64,6 +64,8 @@ from .move_cache import (
     in_mask,
     move_refusal,
     rewrite_move,
+    rewritten_entry,
+    rule_nodes,
     tree_mask,
 )
 from .native import CORE, REFUSAL, NativeExpression, native_built
@@ -73,6 +75,8 @@ from .rules import CORE_RULE_TYPES, are_core_rules, commute_preference, core_rul
 from .terms import (
     SimplifiedCheck,
     factor_out_applies,
+    factor_out_entry,
+    like_terms_grouped_entry,
     is_simplified,
     like_term_indexes,
     like_terms_grouped,
@@ -154,6 +158,10 @@ __all__ = (
     "SLOT_STEPPED",
     "BatchKernel",
     "kernel_unavailable",
+    "factor_out_entry",
+    "like_terms_grouped_entry",
+    "rewritten_entry",
+    "rule_nodes",
     "GOAL_FACTOR_OUT_APPLIES",
     "GOAL_LIKE_TERMS_GROUPED",
     "GOAL_SIMPLIFIED",

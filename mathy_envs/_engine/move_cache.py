@@ -8,6 +8,7 @@ parsed a text (and the rules are the core rules) it writes the results and the
 rewrites, elsewhere mathy_core does; callers never learn which.
 """
 
+from types import MappingProxyType
 from typing import List, Optional, Sequence, Tuple, Type
 
 import numpy as np
@@ -18,9 +19,9 @@ from ..limits import quote
 from .admission import admit
 from .expressions import ParsedExpression
 from .masks import MASK_CACHE_SIZE, MaskArray, MaskCache, MoveResults, Sweep, checked_mask
-from .parse_cache import ExpressionCache, expression_cache
+from .parse_cache import ExpressionCache, expression_cache, parse
 from .parsers import parse_text
-from .rules import are_core_rules
+from .rules import CORE_RULE_TABLE, are_core_rules
 from .tree_edits import DeferredChange, apply_at, apply_rule, copy_tree
 from .values import narrowed_domain, same_value_where_defined
 
@@ -234,7 +235,59 @@ def check_value_kept(expressions: ExpressionCache, first_text: str, last_text: s
         )
 
 
+
+def rule_nodes(parsed: ParsedExpression, rule: BaseRule) -> List[int]:
+    """The in-order indexes of the nodes of `parsed` that `rule` applies to
+    (its `can_apply_to`): read from the native core's mask where it parsed the
+    text and `rule` is a core rule of mathy_core's class with the settings a
+    new one has, else asked of the rule."""
+    row = _native_row(parsed, rule)
+    native = parsed.native
+    if row is None or native is None:
+        return [index for index, node in enumerate(parsed.nodes) if rule.can_apply_to(node)]
+    cells = native.mask(False)
+    count = len(cells) // len(CORE_RULE_TABLE)
+    return [index for index, cell in enumerate(cells[row * count : (row + 1) * count]) if cell]
+
+
+def rewritten_entry(parsed: ParsedExpression, rule: BaseRule, index: int) -> ParsedExpression:
+    """The parse of the text `rule` makes of `parsed` at in-order node `index`
+    (a node it applies to): the native core's rewrite where it gives one (as
+    for `rule_nodes`), mathy_core's elsewhere."""
+    row = _native_row(parsed, rule)
+    native = parsed.native
+    text = None if row is None or native is None else native.apply(row, index)
+    if text is None:
+        change = parsed.rewrite(rule, index)
+        if change.result is None:
+            raise ValueError(f"{type(rule).__name__} does not apply at node {index}")
+        text = str(change.result.get_root())
+    return parse(text)
+
+
+def _native_row(parsed: ParsedExpression, rule: BaseRule) -> Optional[int]:
+    """The native core's row of `rule` where it answers for it: a core rule
+    of mathy_core's class (never commutative swap, whose setting varies) with
+    nothing set on the instance beyond what a new one has."""
+    kind = type(rule)
+    if parsed.native is None or kind not in _PLAIN_CORE_KINDS:
+        return None
+    if vars(rule) != vars(kind()):
+        return None
+    return _PLAIN_CORE_KINDS[kind]
+
+
+_PLAIN_CORE_KINDS = MappingProxyType({
+    row.kind: index
+    for index, row in enumerate(CORE_RULE_TABLE)
+    if row.preference is None
+})
+"""The core rules' classes without a setting, by their row of the mask."""
+
+
 __all__ = (
+    "rewritten_entry",
+    "rule_nodes",
     "Move",
     "MoveCache",
     "NO_RULE",

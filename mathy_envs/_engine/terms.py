@@ -24,6 +24,7 @@ from mathy_core.rules import DistributiveFactorOutRule
 from .expressions import ParsedExpression
 from .._support.lru import Memo
 from .layout import NodeLayout
+from .rules import CORE_RULE_TABLE
 from .shapes import SHAPE_SYMBOLS
 
 LIKE_TERMS_MEMORY_SIZE = 4096
@@ -221,7 +222,37 @@ def term_indexes(nodes: Sequence[MathExpression]) -> List[int]:
     return sorted(index_of[id(term)] for term in terms if id(term) in index_of)
 
 
+
+def factor_out_entry(parsed: ParsedExpression) -> bool:
+    """`factor_out_applies` of a parsed text: told from factor out's row of the
+    native core's mask (mathy_core's `can_apply_to` at every node) where it
+    parsed the text, else asked of the tree."""
+    native = parsed.native
+    if native is None:
+        return factor_out_applies(parsed.tree)
+    cells = native.mask(False)
+    count = len(cells) // len(CORE_RULE_TABLE)
+    return 1 in cells[_FACTOR_OUT_ROW * count : (_FACTOR_OUT_ROW + 1) * count]
+
+
+def like_terms_grouped_entry(parsed: ParsedExpression) -> bool:
+    """`like_terms_grouped` of a parsed text: the native core's verdict where it
+    gives one, else asked of the tree."""
+    native = parsed.native
+    verdict = None if native is None else native.like_terms_grouped()
+    if verdict is None:
+        return like_terms_grouped(parsed.tree)
+    return bool(verdict)
+
+
+_FACTOR_OUT_ROW = next(
+    index for index, row in enumerate(CORE_RULE_TABLE) if row.kind is DistributiveFactorOutRule
+)
+
+
 __all__ = (
+    "factor_out_entry",
+    "like_terms_grouped_entry",
     "LIKE_TERMS_MEMORY_SIZE",
     "SimplifiedCheck",
     "factor_out_applies",

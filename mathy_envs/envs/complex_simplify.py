@@ -9,8 +9,14 @@ import numpy as np
 from mathy_core import MathExpression, MultiplyExpression, TermEx, get_term_ex
 
 from .._engine import ParsedExpression
-from ..problems import GeneratedProblem, rand_int, rand_templates, rand_term, retry
-from .._engine import is_simplified
+from ..problems import (
+    GeneratedProblem,
+    rand_int,
+    rand_templates,
+    rand_term,
+    retry,
+)
+from .._engine import simplified_entry
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import SimplifyGoalEnv
@@ -50,10 +56,23 @@ def complex_product(rng: np.random.Generator, num_factors: int) -> GeneratedProb
         ]
         return GeneratedProblem(" * ".join(factors), num_factors)
 
-    def rejects(parsed: ParsedExpression) -> bool:
-        return is_simplified(parsed.tree) or strands_a_power(parsed.tree)
+    return retry(build, _rejects, "complex_product")
 
-    return retry(build, rejects, "complex_product")
+
+def _rejects(parsed: ParsedExpression) -> bool:
+    """`complex_product`'s rejection test: the product is simplified, or
+    `strands_a_power`. That one needs the tree, and a bare power after the
+    first factor (`x^2`, no coefficient), which most products lack."""
+    return simplified_entry(parsed) or (
+        _has_bare_power(parsed.text) and strands_a_power(parsed.tree)
+    )
+
+
+def _has_bare_power(text: str) -> bool:
+    """Whether a factor after the first of a generated product (`4x * y^2`: its
+    factors joined by " * ") is a bare power (`y^2`), the only kind of factor
+    `strands_a_power` can find stranded: without one, it is False."""
+    return any(factor[0].isalpha() and "^" in factor for factor in text.split(" * ")[1:])
 
 
 def product_factors(expression: MathExpression) -> List[MathExpression]:

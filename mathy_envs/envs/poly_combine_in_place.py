@@ -4,11 +4,9 @@ Its generator, `poly_combine_in_place_problem` (built on `combine_in_place`, wit
 its check `combines_in_two_moves`), is above the env."""
 
 import numpy as np
-from mathy_core import BaseRule
 from mathy_core.rules import ConstantsSimplifyRule, DistributiveFactorOutRule
 
-from .._engine import parse
-from .._engine import ParsedExpression
+from .._engine import ParsedExpression, rewritten_entry, rule_nodes, simplified_entry
 from ..problems import (
     GeneratedProblem,
     join_terms,
@@ -18,7 +16,6 @@ from ..problems import (
     rand_unlike_terms,
     retry,
 )
-from .._engine import is_simplified
 from ..types import MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import SimplifyGoalEnv
@@ -61,33 +58,25 @@ def combine_in_place(
         )
 
     def rejects(parsed: ParsedExpression) -> bool:
-        return is_simplified(parsed.tree) or not combines_in_two_moves(parsed)
+        return simplified_entry(parsed) or not combines_in_two_moves(parsed)
 
     return retry(build, rejects, "combine_in_place")
 
 
-_FACTOR_OUT = DistributiveFactorOutRule()
-_ADD_CONSTANTS = ConstantsSimplifyRule()
-
-
 def combines_in_two_moves(start: ParsedExpression) -> bool:
     """Factoring out some node, then simplifying constants at some node, leaves a
-    simplified expression."""
-    for index, node in enumerate(start.nodes):
-        if not _FACTOR_OUT.can_apply_to(node):
-            continue
-        factored = _rewritten(start, _FACTOR_OUT, index)
-        for second, inner in enumerate(factored.nodes):
-            if _ADD_CONSTANTS.can_apply_to(inner):
-                if is_simplified(_rewritten(factored, _ADD_CONSTANTS, second).tree):
-                    return True
+    simplified expression.
+
+    The engine answers without trees where it can (`rule_nodes`,
+    `rewritten_entry`, `simplified_entry`: mathy_core's answers)."""
+    # Rules of their own per call: a module-level rule is state a user could change.
+    factor_out, add_constants = DistributiveFactorOutRule(), ConstantsSimplifyRule()
+    for index in rule_nodes(start, factor_out):
+        factored = rewritten_entry(start, factor_out, index)
+        for second in rule_nodes(factored, add_constants):
+            if simplified_entry(rewritten_entry(factored, add_constants, second)):
+                return True
     return False
-
-
-def _rewritten(parsed: ParsedExpression, rule: BaseRule, index: int) -> ParsedExpression:
-    change = parsed.rewrite(rule, index)
-    assert change.result is not None
-    return parse(str(change.result.get_root()))
 
 
 class PolyCombineInPlace(SimplifyGoalEnv):

@@ -17,7 +17,14 @@ from mathy_core.rules import (
     VariableMultiplyRule,
 )
 
-from ..problems import GeneratedProblem, rand_int, rand_templates, rand_term, retry, shuffled
+from ..problems import (
+    GeneratedProblem,
+    rand_int,
+    rand_templates,
+    rand_term,
+    retry,
+    shuffled,
+)
 from ..state import MathyEnvState
 from .._engine import like_term_indexes, term_indexes
 from ..types import EnvRewards, MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs

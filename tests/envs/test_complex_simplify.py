@@ -6,11 +6,16 @@ Generated problems are re-parsed with a fresh mathy_core `ExpressionParser`
 itself is tested in `test_builtin_envs.py`.
 """
 
+from typing import List
+
 import numpy as np
 import pytest
 from mathy_core import MultiplyExpression, get_term_ex
 from oracles import parse, simplified
 
+from mathy_envs._engine.parse_cache import parse as parse_for_env
+from mathy_envs.envs import complex_simplify
+from mathy_envs.problems import rand_int, rand_templates, rand_term
 from mathy_envs.envs.complex_simplify import (
     complex_product,
     product_factors,
@@ -84,3 +89,44 @@ def test_complex_product_strands_no_power(num_factors: int) -> None:
     for _ in range(SAMPLES):
         text, _ = complex_product(rng, num_factors)
         assert not strands_a_power(parse(text)), text
+
+
+def _candidates(seed: int, count: int) -> List[str]:
+    """Products as `complex_product` builds them, kept or not, of 2-7 factors."""
+    rng = np.random.default_rng(seed)
+    texts = []
+    for _ in range(count):
+        num_factors = rand_int(rng, 2, 7)
+        pool = rand_templates(rng, max(2, num_factors - 1), exponent_probability=0.4)
+        factors = [
+            rand_term(rng, pool[int(rng.integers(len(pool)))], coefficient_probability=0.7)
+            for _ in range(num_factors)
+        ]
+        texts.append(" * ".join(factors))
+    return texts
+
+
+def test_only_products_with_a_bare_power_can_strand_one() -> None:
+    """complex_product asks `strands_a_power` (which needs the tree) only of
+    products with a bare power after the first factor: over its products, the
+    others never strand one, and its verdicts are those of the whole check."""
+    texts = _candidates(5, 3000)
+    stranded = [text for text in texts if strands_a_power(parse(text))]
+    assert len(stranded) > 20
+    assert all(complex_simplify._has_bare_power(text) for text in stranded)
+    assert not all(complex_simplify._has_bare_power(text) for text in texts)
+    assert not complex_simplify._has_bare_power("4x * 2y^2 * 7q")
+    assert not complex_simplify._has_bare_power("x^2 * 3x * 5y")  # the first factor
+    assert complex_simplify._has_bare_power("3x * x^2")
+
+
+def test_complex_product_rejects_what_the_tree_checks_reject() -> None:
+    """The rejection test `complex_product` retries on (the native verdict on
+    simplified, then `strands_a_power` where a bare power may strand) rejects
+    exactly the products mathy_core's trees say to reject."""
+    rejected = 0
+    for text in _candidates(6, 1500):
+        expected = simplified(parse(text)) or strands_a_power(parse(text))
+        assert complex_simplify._rejects(parse_for_env(text)) is expected, text
+        rejected += expected
+    assert rejected > 50
