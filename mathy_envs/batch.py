@@ -200,6 +200,17 @@ _MAX_NATIVE_MOVES = 100_000
 table of values per move left)."""
 
 
+def _exact(value: Any) -> Any:
+    """`value` with each float (in tuples, at any depth) as its exact bits, so
+    that keys of floats compare equal only when the floats are the same
+    (`0.0` and `-0.0` differ; a NaN equals itself)."""
+    if isinstance(value, float):
+        return (float, value.hex())
+    if isinstance(value, tuple):
+        return tuple(_exact(each) for each in value)
+    return value
+
+
 class _Plan(NamedTuple):
     """How the native kernel takes the steps of one batch call: commutative
     swap's setting, the reward scheme's scoring as data (which the kernel was
@@ -343,8 +354,7 @@ class StepBatch:
             raise ValueError(
                 f"num_threads must be an int in [1, {MAX_KERNEL_THREADS}], got {quote(num_threads)}"
             )
-        self.num_threads = int(num_threads)
-        """The threads the native kernel steps the episodes on."""
+        self._num_threads = int(num_threads)
         self.env = env
         self.num_envs = int(num_envs)
         self.revisits = bool(revisits)
@@ -465,6 +475,11 @@ class StepBatch:
         self._rules_seen = list(state["rules_seen"])
         counts = tuple(state.get("counts", ())) + (0, 0, 0, 0)
         self._steps_taken, self._native_steps, self._starts, self._native_starts = counts[:4]
+
+    @property
+    def num_threads(self) -> int:
+        """The threads the native kernel steps the episodes on."""
+        return self._num_threads
 
     @property
     def states(self) -> List[MathyEnvState]:
@@ -602,7 +617,7 @@ class StepBatch:
             if self._unloaded:
                 self._load_all(plan)
             status = self._kernel.step(
-                chosen, self._over, plan.goal, plan.preferred, self.num_threads
+                chosen, self._over, plan.goal, plan.preferred, self._num_threads
             )
         if status is None:
             status = np.where(self._over, SLOT_OVER, SLOT_LEFT).astype(np.int8)
@@ -725,19 +740,24 @@ class StepBatch:
         # The scoring data of the library's code depends on these alone (its
         # rule lists, lose signal and MAX_VISITS are the library's constants,
         # checked above): made again only when one changed.
-        key = (
+        key = _exact((
             tuple(type(rule) for rule in rules),
             env.previous_state_penalty,
             env.reward_discount,
             tuple(vars(EnvRewards).values()),
             MAX_VISITS,
-        )
+        ))
         if self._scoring is None or self._scoring[0] != key:
             scoring = env.reward_scheme.scoring(env, state)
             if scoring is None:
                 return None
             self._scoring = (key, scoring)
             self._tables = {}
+            # The episodes the kernel holds have the old scoring's tables: it
+            # holds them again, with the new ones, at the next step.
+            for index in range(len(self._episodes)):
+                self._pull(index)
+            self._unloaded = bool(self._episodes)
         scoring = self._scoring[1]
         if not self._kernel.set_scoring(
             scoring.rule_rewards,
@@ -813,6 +833,8 @@ class StepBatch:
             self._write_head(index, state.agent.problem_type, state.time, episode.visits_now())
             self._offer(index, episode)
             return episode
+        if plan is None:
+            self._kernel.drop(index)  # the kernel must not step the last episode
         self._write(index, state)
         self._offer(index, episode)
         return episode

@@ -16,6 +16,8 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <mutex>
+#include <system_error>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -33,6 +35,7 @@ namespace {
 
 constexpr int CORE_RULES = CORE_RULE_COUNT;
 constexpr int MAX_THREADS = 256;
+constexpr long long MAX_VISIT_COUNT = 1LL << 62;
 
 [[noreturn]] void refuse(const char* who, const std::string& what) {
     throw py::value_error(std::string("Batch.") + who + ": " + what);
@@ -146,8 +149,22 @@ class Batch {
               static_cast<const py::array*>(&terminated), static_cast<const py::array*>(&valid),
               static_cast<const py::array*>(&oversize), static_cast<const py::array*>(&left)})
             if (!array->writeable()) refuse(who, "every array must be writable");
-        if (mask_revisits && offered.data() == masks.data())
-            refuse(who, "with mask_revisits, offered must be an array of its own");
+        // No two arrays share a byte, but for the valid and offered masks being
+        // one array without mask_revisits.
+        const auto range = [](const py::array& array) {
+            const auto* start = static_cast<const char*>(array.data());
+            return std::make_pair(start, start + array.nbytes());
+        };
+        const std::vector<const py::array*> all = arrays();
+        for (std::size_t i = 0; i < all.size(); ++i)
+            for (std::size_t j = i + 1; j < all.size(); ++j) {
+                const auto a = range(*all[i]), b = range(*all[j]);
+                const bool same = a == b && i == 1 && j == 2 && !mask_revisits;
+                if (!same && a.first < b.second && b.first < a.second)
+                    refuse(who, mask_revisits && i == 1 && j == 2
+                                    ? "with mask_revisits, offered must be an array of its own"
+                                    : "the arrays must not overlap");
+            }
         if (revisit_values_.empty()) refuse(who, "revisit_values must not be empty");
         slots_.resize(static_cast<std::size_t>(slots));
     }
@@ -157,6 +174,7 @@ class Batch {
     void set_scoring(std::vector<double> rule_rewards, std::vector<int> order,
                      bool penalize_revisits, double revisit_penalty, long max_visits,
                      double lose, double timestep) {
+        const auto held = hold("set_scoring");
         for (int check : order)
             if (check < 0 || check >= CHECK_COUNT)
                 refuse("set_scoring", "order holds " + std::to_string(check) +
@@ -175,6 +193,7 @@ class Batch {
     void load(py::ssize_t slot, const Parsed& parse, std::string text, long left,
               const py::dict& visits, std::string first, std::string first_key, float hash0,
               float hash1, std::vector<float> times, std::vector<double> wins) {
+        const auto held = hold("load");
         const char* who = "load";
         Slot& s = at(who, slot);
         if (left < 0) refuse(who, "left must not be negative, got " + std::to_string(left));
@@ -184,16 +203,31 @@ class Batch {
                             " values, got " + std::to_string(times.size()) + " and " +
                             std::to_string(wins.size()));
         Slot made;
-        for (const auto& item : visits) {
-            if (!PyUnicode_Check(item.first.ptr()))
-                refuse(who, "visits must map texts (str) to visit counts (int)");
-            long count = 0;
+        // A snapshot of the items, held for the loop: a count's own conversion
+        // (`__index__`) may change the dict.
+        const py::list items = py::reinterpret_steal<py::list>(PyDict_Items(visits.ptr()));
+        if (!items) throw py::error_already_set();
+        for (const auto& entry : items) {
+            const py::tuple pair = py::reinterpret_borrow<py::tuple>(entry);
+            Py_ssize_t size = 0;
+            const char* data = PyUnicode_Check(pair[0].ptr())
+                                   ? PyUnicode_AsUTF8AndSize(pair[0].ptr(), &size)
+                                   : nullptr;
+            if (data == nullptr) {
+                PyErr_Clear();
+                refuse(who, "visits must map texts (str, with a UTF-8 form) to visit counts");
+            }
+            std::string key(data, static_cast<std::size_t>(size));
+            long long count = 0;
             try {
-                count = item.second.cast<long>();
+                count = pair[1].cast<long long>();
             } catch (const py::cast_error&) {
+                PyErr_Clear();
                 refuse(who, "visits must map texts (str) to visit counts (int)");
             }
-            made.count(item.first.cast<std::string>(), count);
+            if (count < 0 || count >= MAX_VISIT_COUNT)
+                refuse(who, "a visit count must be in [0, 2**62), got " + std::to_string(count));
+            made.count(key, static_cast<long>(count));
         }
         made.parse = parse;
         made.text = std::move(text);
@@ -213,8 +247,10 @@ class Batch {
     // where the Python path writes them.
     std::optional<bool> write(py::ssize_t slot, int goal, bool preferred, int64_t safe_constant,
                               int safe_size, int max_type_id) {
+        const auto held = hold("write");
         Slot& s = at("write", slot);
         check_goal("write", goal);
+        check_limits("write", safe_constant, safe_size, max_type_id);
         if (!s.live) return std::nullopt;
         const FlatLimits limits = limits_of(preferred, safe_constant, safe_size, max_type_id);
         return write_flat(s.parse, limits, static_cast<Goal>(goal), row(slot) + head_ - 3,
@@ -224,18 +260,27 @@ class Batch {
     // Write slot `slot`'s offered moves from its visits; false where the Python
     // path writes them (no live slot, a rewrite left to mathy_core).
     bool offer(py::ssize_t slot) {
+        const auto held = hold("offer");
         Slot& s = at("offer", slot);
+        if (!mask_revisits_) refuse("offer", "the batch was made without mask_revisits");
         return s.live && offer_slot(slot, s);
     }
 
-    void drop(py::ssize_t slot) { at("drop", slot) = Slot(); }
+    void drop(py::ssize_t slot) {
+        const auto held = hold("drop");
+        at("drop", slot) = Slot();
+    }
 
-    bool live(py::ssize_t slot) { return at("live", slot).live; }
+    bool live(py::ssize_t slot) {
+        const auto held = hold("live");
+        return at("live", slot).live;
+    }
 
     // `(text, left, visits, taken)` of a live slot, the steps taken since the
     // last pull handed over (and forgotten); None for a slot the kernel does
     // not hold.
     py::object pull(py::ssize_t slot) {
+        const auto held = hold("pull");
         Slot& s = at("pull", slot);
         if (!s.live) return py::none();
         py::dict visits;
@@ -252,6 +297,7 @@ class Batch {
                              py::array_t<bool, py::array::c_style> over, int goal,
                              bool preferred, int64_t safe_constant, int safe_size,
                              int max_type_id, int num_threads) {
+        const auto held = hold("step");
         const char* who = "step";
         const py::ssize_t slots = static_cast<py::ssize_t>(slots_.size());
         if (actions.ndim() != 1 || actions.shape(0) != slots || over.ndim() != 1 ||
@@ -262,8 +308,9 @@ class Batch {
         if (num_threads < 1 || num_threads > MAX_THREADS)
             refuse(who, "num_threads must be in [1, " + std::to_string(MAX_THREADS) + "], got " +
                             std::to_string(num_threads));
-        if (safe_constant < 0 || safe_size < 0 || max_type_id < 1)
-            refuse(who, "the limits must not be negative (max_type_id at least 1)");
+        check_limits(who, safe_constant, safe_size, max_type_id);
+        for (const py::array* array : arrays())
+            if (!array->writeable()) refuse(who, "every array must be writable");
         const FlatLimits limits = limits_of(preferred, safe_constant, safe_size, max_type_id);
         py::array_t<int8_t> status(slots);
         int8_t* out = status.mutable_data();
@@ -282,17 +329,29 @@ class Batch {
                 run(0, slots);
             } else {
                 std::vector<std::thread> pool;
-                std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
+                pool.reserve(static_cast<std::size_t>(threads));
+                std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads) + 1);
                 const py::ssize_t share = (slots + threads - 1) / threads;
+                py::ssize_t left_over = slots;  // the first slot no thread took
                 for (py::ssize_t t = 0; t < threads; ++t) {
                     const py::ssize_t from = t * share, to = std::min(slots, from + share);
-                    pool.emplace_back([&, from, to, t] {
-                        try {
-                            run(from, to);
-                        } catch (...) {
-                            errors[static_cast<std::size_t>(t)] = std::current_exception();
-                        }
-                    });
+                    try {
+                        pool.emplace_back([&, from, to, t] {
+                            try {
+                                run(from, to);
+                            } catch (...) {
+                                errors[static_cast<std::size_t>(t)] = std::current_exception();
+                            }
+                        });
+                    } catch (const std::system_error&) {
+                        left_over = from;  // no more threads: the caller steps the rest
+                        break;
+                    }
+                }
+                try {
+                    run(left_over, slots);
+                } catch (...) {
+                    errors.back() = std::current_exception();
                 }
                 for (auto& thread : pool) thread.join();
                 for (const auto& error : errors)
@@ -303,11 +362,30 @@ class Batch {
     }
 
   private:
+    // The batch for this call: another thread's call in progress is an error
+    // (the GIL may be released while one runs; StepBatch calls under its lock).
+    std::unique_lock<std::mutex> hold(const char* who) {
+        std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+        if (!lock.owns_lock()) refuse(who, "another thread is using this batch");
+        return lock;
+    }
+
     Slot& at(const char* who, py::ssize_t slot) {
         if (slot < 0 || slot >= static_cast<py::ssize_t>(slots_.size()))
             refuse(who, "slot " + std::to_string(slot) + " is out of range (0 to " +
                             std::to_string(static_cast<py::ssize_t>(slots_.size()) - 1) + ")");
         return slots_[static_cast<std::size_t>(slot)];
+    }
+
+    static void check_limits(const char* who, int64_t safe_constant, int safe_size,
+                             int max_type_id) {
+        if (safe_constant < 0 || safe_size < 0 || max_type_id < 1)
+            refuse(who, "the limits must not be negative (max_type_id at least 1)");
+    }
+
+    std::vector<const py::array*> arrays() const {
+        return {&observations_, &masks_, &offered_, &rewards_, &terminated_, &valid_,
+                &oversize_, &left_};
     }
 
     static void check_goal(const char* who, int goal) {
@@ -344,7 +422,7 @@ class Batch {
             return false;
         int8_t* flags = offered_.mutable_data() + slot * cells;
         float* values = row(slot) + head_ + 2 * static_cast<py::ssize_t>(length_);
-        std::memcpy(flags, valid, static_cast<std::size_t>(cells));
+        std::memmove(flags, valid, static_cast<std::size_t>(cells));
         for (const std::ptrdiff_t cell : dropped) {
             flags[cell] = 0;
             values[cell] = 0.0f;
@@ -436,6 +514,7 @@ class Batch {
     py::ssize_t head_ = 3, width_ = 0;
     Scoring scoring_;
     std::vector<Slot> slots_;
+    std::mutex mutex_;  // one call at a time (`step` runs without the GIL)
 };
 
 }  // namespace

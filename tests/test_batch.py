@@ -1034,3 +1034,75 @@ def test_steps_not_read_in_between_make_the_states_get_next_state_makes() -> Non
             expected = reference.get_next_state(expected, divmod(action, env.max_seq_len))[0]
         if not ended[index]:
             assert snapshot(batch.states[index]) == snapshot(expected)
+
+
+def test_a_start_while_the_native_steps_are_off_is_not_stepped_as_the_last_episode() -> None:
+    # A reset while a scheme of the user's is in use, then the library's again:
+    # the batch steps the new episode, not the one before the reset.
+    env, reference = PolySimplify(), PolySimplify()
+    batch = StepBatch(env, 2)
+    batch.reset(seed=1)
+    env.reward_scheme = Doubled()
+    batch.reset(seed=7)
+    starts = batch.states
+    env.reward_scheme = RewardScheme()
+    actions = np.array([int(np.flatnonzero(row)[0]) for row in batch.masks])
+    batch.step(actions)
+    for index, state in enumerate(starts):
+        expected = reference.get_next_state(state, divmod(int(actions[index]), env.max_seq_len))[0]
+        assert snapshot(batch.states[index]) == snapshot(expected)
+
+
+def test_a_win_reward_changed_mid_episode_is_paid() -> None:
+    win = EnvRewards.WIN
+
+    def problem(rng: Any, params: Any) -> MathyEnvProblem:
+        return MathyEnvProblem("2x + 3x", 5, "mathy.polynomials.simplify")
+
+    env, reference = PolySimplify(generator=problem), PolySimplify(generator=problem)
+    length = env.max_seq_len
+    batch = StepBatch(env, 1)
+    batch.reset(seed=0)
+    try:
+        batch.step(np.array([3 * length + 3]))  # factor out: (2 + 3) * x
+        state = batch.states[0]
+        EnvRewards.WIN = 0.25
+        _, time_step, _ = reference.get_next_state(state, (0, 1))  # 5x: a win
+        batch.step(np.array([0 * length + 1]))
+    finally:
+        EnvRewards.WIN = win
+    assert bool(batch.won[0]) and batch.rewards[0] == time_step.reward
+
+
+def test_a_reward_changed_from_zero_to_minus_zero_is_followed() -> None:
+    unhelpful = EnvRewards.UNHELPFUL_MOVE
+    env, reference = PolySimplify(), PolySimplify()
+    batch = StepBatch(env, 8)
+    batch.reset(seed=3)
+    rng = np.random.default_rng(3)
+    negative = 0
+    try:
+        EnvRewards.UNHELPFUL_MOVE = 0.0
+        batch.step(sample_valid_actions(batch.masks, rng))
+        EnvRewards.UNHELPFUL_MOVE = -0.0
+        for _ in range(4):
+            ended = batch.terminated | batch.truncated  # these episodes reset instead
+            before = batch.states
+            actions = sample_valid_actions(batch.masks, rng)
+            batch.step(actions)
+            for index in np.flatnonzero(~ended).tolist():
+                move = divmod(int(actions[index]), env.max_seq_len)
+                _, time_step, _ = reference.get_next_state(before[index], move)
+                expected = np.float64(time_step.reward)
+                negative += expected.tobytes() == np.float64(-0.0).tobytes()
+                assert expected.tobytes() == batch.rewards[index].tobytes()
+    finally:
+        EnvRewards.UNHELPFUL_MOVE = unhelpful
+    assert negative > 0  # some step was paid -0.0
+
+
+def test_num_threads_is_read_only() -> None:
+    batch = StepBatch(PolySimplify(), 2, num_threads=2)
+    assert batch.num_threads == 2
+    with pytest.raises(AttributeError):
+        batch.num_threads = 0  # type: ignore[misc]

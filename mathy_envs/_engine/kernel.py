@@ -132,8 +132,11 @@ class BatchKernel:
         changing nothing, where the native core does not read the data as the
         scheme does: a check it does not know, or a number whose product with a
         visit count or whose float differs from Python's."""
-        data = (tuple(rule_rewards), tuple(order), penalize_revisits, revisit_penalty,
-                max_visits, lose, timestep)
+        data = tuple(
+            (type(each), each.hex()) if isinstance(each, float) else each
+            for each in (*rule_rewards, None, *order, None, penalize_revisits,
+                         revisit_penalty, max_visits, lose, timestep)
+        )
         if self._native is None or NATIVE is None:
             return False
         if self._scoring == data:

@@ -302,3 +302,104 @@ def test_a_core_refused_for_its_rule_table_is_the_reason_everywhere() -> None:
     assert reason.startswith("the pure-Python core is in use: mathy_envs' native core implements")
     assert CORE_VARIABLE not in reason
     assert version.endswith(", pure-Python core: the native core's table of core rules is not the library's)")
+
+
+@native_only
+def test_a_visit_count_that_changes_the_visits_is_read_safely() -> None:
+    env = PolySimplify()
+    kernel, _ = _kernel(env)
+    text = "4x + 2y"
+    visits: dict = {}
+
+    class Clearing:
+        def __index__(self) -> int:
+            visits.clear()  # frees the key, but for the kernel's hold on it
+            return 1
+
+    key = "".join(["4x", " + 2y"]) + "Z" * 4000
+    visits[key] = Clearing()  # type: ignore[assignment]
+    assert kernel.load(0, env._expressions, text, 3, visits, (text, text), (0.0, 0.0), [0.0] * 4, [1.0] * 4)
+    pulled = kernel.pull(0)
+    assert pulled is not None and pulled[2] == {key: 1}
+
+
+@native_only
+def test_the_natives_refuse_what_would_corrupt_them() -> None:
+    env = PolySimplify()
+    kernel, arrays = _kernel(env)
+    native = kernel._native
+    assert native is not None
+    text = "4x + 2y"
+    parsed = env._expressions.parse(text).native
+    for count in (-1, 2**62, 2**63 - 1):
+        with pytest.raises(ValueError, match="visit count"):
+            native.load(0, parsed, text, 2, {text: count}, text, text, 0.0, 0.0, [0.0] * 3, [0.0] * 3)
+    with pytest.raises(ValueError, match="UTF-8"):
+        native.load(0, parsed, text, 2, {"\ud800": 1}, text, text, 0.0, 0.0, [0.0] * 3, [0.0] * 3)
+    assert native.pull(0) is None  # nothing was held
+    with pytest.raises(ValueError, match="limits"):
+        native.write(0, 0, True, 1, 1, 0)
+    # Arrays sharing bytes are refused when made.
+    cells = arrays.masks.shape[1]
+    shared = np.zeros(4 * cells + 8, np.int8)
+    masks = shared[: 2 * cells].reshape(2, cells)
+    offered = shared[3 : 3 + 2 * cells].reshape(2, cells)
+    with pytest.raises(ValueError, match="an array of its own"):
+        BatchKernel(arrays.observations, masks, offered, *arrays[3:], env.max_seq_len, False, True, [0.0])
+    flags = np.zeros(5, np.bool_)
+    with pytest.raises(ValueError, match="must not overlap"):
+        BatchKernel(*arrays[:4], flags[:2], flags[1:3], *arrays[6:], env.max_seq_len, False, True, [0.0])
+    with pytest.raises(ValueError, match="an array of its own"):
+        BatchKernel(*arrays[:2], arrays.masks, *arrays[3:], env.max_seq_len, False, True, [0.0])
+    single = BatchKernel(*arrays[:2], arrays.masks, *arrays[3:], env.max_seq_len, False, False, [0.0])
+    with pytest.raises(ValueError, match="without mask_revisits"):
+        single.offer(0)
+    # An array made read-only after the kernel was made: refused before any step.
+    assert kernel.set_scoring(*_SCORING)
+    state = env.state_from_text(text, max_moves=5)
+    assert _load(kernel, env, 0, state)
+    assert kernel.write(0, GOAL_SIMPLIFIED, True) is not None
+    arrays.rewards.flags.writeable = False
+    action = int(np.flatnonzero(arrays.masks[0])[0])
+    with pytest.raises(ValueError, match="writable"):
+        kernel.step(np.array([action, 0], np.int64), np.array([False, True]), GOAL_SIMPLIFIED, True)
+    arrays.rewards.flags.writeable = True
+    assert kernel.pull(0) == (text, 5, visit_counts(state.agent.history, env.parser), [])
+
+
+@native_only
+def test_a_call_while_another_thread_steps_is_refused_not_a_crash() -> None:
+    import threading
+
+    env = PolySimplify()
+    kernel, arrays = _kernel(env, slots=256)
+    assert kernel.set_scoring(*_SCORING)
+    state = env.state_from_text("4x + 2y + 3x + 7 + 9y + 2z + z", max_moves=50)
+    for slot in range(256):
+        assert _load(kernel, env, slot, state)
+        assert kernel.write(slot, GOAL_SIMPLIFIED, True) is not None
+    over = np.zeros(256, np.bool_)
+    done = threading.Event()
+    refused = []
+
+    def steps() -> None:
+        rng = np.random.default_rng(1)
+        for _ in range(30):
+            actions = np.array(
+                [int(rng.choice(np.flatnonzero(row))) if row.any() else 0 for row in arrays.masks],
+                np.int64,
+            )
+            kernel.step(actions, over, GOAL_SIMPLIFIED, True, 2)
+        done.set()
+
+    worker = threading.Thread(target=steps)
+    worker.start()
+    while not done.is_set():
+        for call in (lambda: kernel.pull(3), lambda: kernel.drop(5), lambda: kernel.offer(7)):
+            try:
+                call()
+            except ValueError as error:
+                assert "another thread is using this batch" in str(error)
+                refused.append(error)
+    worker.join()
+    assert kernel.pull(0) is not None  # still usable
