@@ -49,6 +49,7 @@ from ._engine import (
     ExpressionCache,
     canonical_text,
     commute_preference,
+    exact_key,
     kernel_unavailable,
     visit_counts,
 )
@@ -198,17 +199,6 @@ _REVISIT_VALUES = 1024
 _MAX_NATIVE_MOVES = 100_000
 """The most moves left of an episode the native kernel holds (it is given a
 table of values per move left)."""
-
-
-def _exact(value: Any) -> Any:
-    """`value` with each float (in tuples, at any depth) as its exact bits, so
-    that keys of floats compare equal only when the floats are the same
-    (`0.0` and `-0.0` differ; a NaN equals itself)."""
-    if isinstance(value, float):
-        return (float, value.hex())
-    if isinstance(value, tuple):
-        return tuple(_exact(each) for each in value)
-    return value
 
 
 class _Plan(NamedTuple):
@@ -600,12 +590,12 @@ class StepBatch:
             )
         length = self._length
         self._refresh_masks()
-        # Each episode's action, and whether it is a valid move of its state.
         chosen = moves.astype(np.int64, copy=True)
-        in_range = (chosen >= 0) & (chosen < self._actions)
-        valid = np.zeros(self.num_envs, np.bool_)
-        valid[in_range] = self._valid[in_range.nonzero()[0], chosen[in_range]] != 0
         if self.env.invalid_action_response == "raise":
+            # Whether each action is a valid move of its episode's state.
+            in_range = (chosen >= 0) & (chosen < self._actions)
+            valid = np.zeros(self.num_envs, np.bool_)
+            valid[in_range] = self._valid[in_range.nonzero()[0], chosen[in_range]] != 0
             for index in np.flatnonzero(~valid & ~self._over).tolist():
                 # get_next_state raises its ValueError, and changes nothing.
                 self._pull(index)
@@ -740,7 +730,7 @@ class StepBatch:
         # The scoring data of the library's code depends on these alone (its
         # rule lists, lose signal and MAX_VISITS are the library's constants,
         # checked above): made again only when one changed.
-        key = _exact((
+        key = exact_key((
             tuple(type(rule) for rule in rules),
             env.previous_state_penalty,
             env.reward_discount,

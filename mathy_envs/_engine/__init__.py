@@ -43,6 +43,7 @@ from .kernel import (
     SLOT_OVER,
     SLOT_STEPPED,
     BatchKernel,
+    exact_key,
     kernel_unavailable,
 )
 from .layout import MAX_TYPE_ID, NodeLayout
@@ -158,6 +159,7 @@ __all__ = (
     "SLOT_STEPPED",
     "BatchKernel",
     "kernel_unavailable",
+    "exact_key",
     "factor_out_entry",
     "like_terms_grouped_entry",
     "rewritten_entry",

@@ -132,10 +132,9 @@ class BatchKernel:
         changing nothing, where the native core does not read the data as the
         scheme does: a check it does not know, or a number whose product with a
         visit count or whose float differs from Python's."""
-        data = tuple(
-            (type(each), each.hex()) if isinstance(each, float) else each
-            for each in (*rule_rewards, None, *order, None, penalize_revisits,
-                         revisit_penalty, max_visits, lose, timestep)
+        data = exact_key(
+            (tuple(rule_rewards), tuple(order), penalize_revisits, revisit_penalty,
+             max_visits, lose, timestep)
         )
         if self._native is None or NATIVE is None:
             return False
@@ -242,6 +241,17 @@ class BatchKernel:
         )
 
 
+def exact_key(value: Any) -> Any:
+    """`value` with each float (in tuples, at any depth) as its exact bits: keys
+    of settings that compare equal only where the floats are the same (`0.0`
+    and `-0.0` differ; a NaN equals itself)."""
+    if isinstance(value, float):
+        return (float, value.hex())
+    if isinstance(value, tuple):
+        return tuple(exact_key(each) for each in value)
+    return value
+
+
 def _exact_float(number: object) -> bool:
     """Whether `number` is a float, or an int a float holds exactly."""
     if isinstance(number, bool):
@@ -264,6 +274,7 @@ __all__ = (
     "GOAL_SIMPLIFIED",
     "NATIVE_GOALS",
     "MAX_KERNEL_THREADS",
+    "exact_key",
     "SLOT_LEFT",
     "SLOT_OFFER_LEFT",
     "SLOT_OVER",

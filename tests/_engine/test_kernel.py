@@ -403,3 +403,13 @@ def test_a_call_while_another_thread_steps_is_refused_not_a_crash() -> None:
                 refused.append(error)
     worker.join()
     assert kernel.pull(0) is not None  # still usable
+
+
+def test_exact_keys_tell_every_float_apart() -> None:
+    from mathy_envs._engine import exact_key
+
+    assert exact_key(0.0) != exact_key(-0.0)
+    assert exact_key((1, (0.5, "a"))) == exact_key((1, (0.5, "a")))
+    assert exact_key((1, (0.5, "a"))) != exact_key((1, (-0.5, "a")))
+    assert exact_key(float("nan")) == exact_key(float("nan"))
+    assert exact_key((1, 2.0)) != exact_key((1, 2))  # a float is not the int it equals
