@@ -535,3 +535,12 @@ def answers_of(text: str) -> Tuple[float, List[List[int]], List[str]]:
         if valid
     ]
     return float(step.reward), mask, nexts
+
+
+def assert_frozen_for_good(array: Any) -> None:
+    """That `array` and every array it is a view of refuse to become writable."""
+    base = array
+    while isinstance(base, np.ndarray):
+        with pytest.raises(ValueError):
+            base.flags.writeable = True
+        base = base.base

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 from mathy_core import BaseRule, MathExpression
 
-from .._support.frozen import frozen
+from .._support.frozen import frozen, is_frozen
 from .._support.lru import LRUCache, Memo
 from .parse_cache import ExpressionCache
 from .expressions import ParsedExpression
@@ -378,14 +378,8 @@ def checked_mask(
 
 def kept_mask(mask: MaskArray) -> MaskArray:
     """`mask` read-only for good: itself when it is an array over immutable
-    bytes already (no array on the way to them writable), else `frozen`'s
-    copy."""
-    base: object = mask
-    while isinstance(base, np.ndarray):
-        if base.flags.writeable:
-            return frozen(mask)
-        base = base.base
-    return mask if type(base) is bytes else frozen(mask)
+    bytes already (`is_frozen`), else `frozen`'s copy."""
+    return mask if is_frozen(mask) else frozen(mask)
 
 
 MoveResults = Tuple[Tuple[int, int, str], ...]

@@ -21,4 +21,15 @@ def frozen(array: ArrayT) -> ArrayT:
     return copy
 
 
-__all__ = ("frozen",)
+def is_frozen(array: "np.ndarray[Any, Any]") -> bool:
+    """Whether `array` can never change: read-only over immutable bytes, with
+    no writable array on the way to them (as `frozen` makes them)."""
+    base: object = array
+    while isinstance(base, np.ndarray):
+        if base.flags.writeable:
+            return False
+        base = base.base
+    return type(base) is bytes
+
+
+__all__ = ("frozen", "is_frozen")

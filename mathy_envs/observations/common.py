@@ -32,6 +32,7 @@ import numpy.typing as npt
 from mathy_core import ExpressionParser
 
 from .._engine import NodeLayout
+from .._support.frozen import is_frozen
 from ..types import MAX_VISITS
 from .._engine import visits_of
 
@@ -242,27 +243,15 @@ class _KeptRows(threading.local):
 _kept_rows = _KeptRows()
 
 
-def frozen_array(array: npt.NDArray[Any]) -> bool:
-    """Whether `array` can never change: read-only over immutable bytes, with
-    no writable array on the way to them (as `frozen` makes them, and the
-    env's cached masks are)."""
-    base: object = array
-    while isinstance(base, np.ndarray):
-        if base.flags.writeable:
-            return False
-        base = base.base
-    return type(base) is bytes
-
-
 def mask_lists(mask: npt.NDArray[Any]) -> List[List[int]]:
     """`mask.tolist()`: new lists, the caller's. The rows of the last
-    read-only mask (`frozen_array`) asked in this thread are kept, so that
+    read-only mask (`is_frozen`) asked in this thread are kept, so that
     asking again copies them, and `known_mask` tells them in a list mask
     (`get_valid_moves` then `to_observation(move_mask=...)`)."""
     kept = _kept_rows.kept
     if kept is None or kept[0] is not mask:
         rows: List[List[int]] = mask.tolist()
-        if type(mask) is not np.ndarray or not frozen_array(mask):
+        if type(mask) is not np.ndarray or not is_frozen(mask):
             return rows
         kept = _kept_rows.kept = (mask, rows)
     return list(map(list.copy, kept[1]))
@@ -510,7 +499,6 @@ __all__ = (
     "action_mask_space",
     "as_matrix",
     "check_fits",
-    "frozen_array",
     "known_mask",
     "mask_lists",
     "mask_matrix",

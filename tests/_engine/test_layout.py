@@ -9,6 +9,7 @@ from mathy_envs._engine.layout import MAX_TYPE_ID, NodeLayout
 from mathy_envs._engine.parsers import new_parser
 
 from oracles import parse
+from helpers import assert_frozen_for_good
 
 
 @pytest.mark.parametrize(
@@ -181,13 +182,7 @@ def test_feature_rows_and_preordered_are_shared_and_stay_read_only() -> None:
     for array in (layout.feature_rows(True), *layout.preordered(True)):
         with pytest.raises(ValueError):
             array[0] = 5.0
-        with pytest.raises(ValueError):
-            array.flags.writeable = True
-        base = array.base
-        while isinstance(base, np.ndarray):
-            with pytest.raises(ValueError):
-                base.flags.writeable = True
-            base = base.base
+        assert_frozen_for_good(array)
     assert layout.feature_rows(True) is layout.feature_rows(True)
     assert layout.preordered(False)[0] is layout.preordered(False)[0]
 

@@ -51,3 +51,17 @@ def test_an_env_pickled_before_move_results_were_kept_still_answers() -> None:
     restored = pickle.loads(pickle.dumps(env))
     state = restored.state_from_text("4x + 2y + 3x")
     assert restored.move_results(state)[(1, 3)] == "2y + 4x + 3x"
+
+
+def test_is_frozen_tells_arrays_that_can_never_change() -> None:
+    from mathy_envs._support.frozen import is_frozen
+
+    made = frozen(np.arange(6).reshape(2, 3))
+    assert is_frozen(made) and is_frozen(made[1:])
+    owned = np.arange(6)
+    owned.flags.writeable = False  # its flag can be set back
+    assert not is_frozen(owned)
+    view = np.arange(6)[2:]
+    view.flags.writeable = False  # a view of a writable array
+    assert not is_frozen(view)
+    assert not is_frozen(np.frombuffer(bytearray(4), np.int8))  # over mutable bytes
