@@ -53,6 +53,7 @@ SOURCES = [
     "native/admission.cpp",
     "native/hashing.cpp",
     "native/flat.cpp",
+    "native/checks.cpp",
     "native/batch.cpp",
     "native/bindings.cpp",
 ]

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "checks.hpp"
 #include "flat.hpp"
 
 namespace py = pybind11;
@@ -115,7 +116,8 @@ class Batch {
           py::array_t<bool, py::array::c_style> valid,
           py::array_t<bool, py::array::c_style> oversize,
           py::array_t<int64_t, py::array::c_style> left, int length, bool revisits,
-          bool mask_revisits, std::vector<float> revisit_values)
+          bool mask_revisits, std::vector<float> revisit_values,
+          const std::vector<int64_t>& move_limits)
         : observations_(observations), masks_(masks), offered_(offered), rewards_(rewards),
           terminated_(terminated), valid_(valid), oversize_(oversize), left_(left),
           length_(length), revisits_(revisits), mask_revisits_(mask_revisits),
@@ -166,6 +168,8 @@ class Batch {
                                     : "the arrays must not overlap");
             }
         if (revisit_values_.empty()) refuse(who, "revisit_values must not be empty");
+        std::string why;
+        if (!mathy_native::move_limits(move_limits, moves_, why)) refuse(who, why);
         slots_.resize(static_cast<std::size_t>(slots));
     }
 
@@ -254,7 +258,7 @@ class Batch {
         if (!s.live) return std::nullopt;
         const FlatLimits limits = limits_of(preferred, safe_constant, safe_size, max_type_id);
         return write_flat(s.parse, limits, static_cast<Goal>(goal), row(slot) + head_ - 3,
-                          mask(slot));
+                          mask(slot), &s.text);
     }
 
     // Write slot `slot`'s offered moves from its visits; false where the Python
@@ -402,6 +406,7 @@ class Batch {
         limits.safe_size = safe_size;
         limits.max_type_id = max_type_id;
         limits.length = length_;
+        limits.moves = &moves_;
         return limits;
     }
 
@@ -480,7 +485,8 @@ class Batch {
         float* full = row(slot);
         // Written only once the step is known to be taken; a refusal here has
         // written nothing the Python path does not write again.
-        const std::optional<bool> won = write_flat(next, limits, goal, full + head_ - 3, mask(slot));
+        const std::optional<bool> won =
+            write_flat(next, limits, goal, full + head_ - 3, mask(slot), &text);
         if (!won) return LEFT;
         // Taken: the slot moves on.
         const long left = s.left - 1;
@@ -511,6 +517,7 @@ class Batch {
     int length_;
     bool revisits_, mask_revisits_;
     std::vector<float> revisit_values_;
+    MoveLimits moves_;
     py::ssize_t head_ = 3, width_ = 0;
     Scoring scoring_;
     std::vector<Slot> slots_;
@@ -536,18 +543,21 @@ void bind_batch(py::module_& module) {
                       py::array_t<bool, py::array::c_style>,
                       py::array_t<bool, py::array::c_style>,
                       py::array_t<int64_t, py::array::c_style>, int, bool, bool,
-                      std::vector<float>>(),
+                      std::vector<float>, const std::vector<int64_t>&>(),
              py::arg("observations").noconvert(), py::arg("masks").noconvert(),
              py::arg("offered").noconvert(), py::arg("rewards").noconvert(),
              py::arg("terminated").noconvert(), py::arg("valid").noconvert(),
              py::arg("oversize").noconvert(), py::arg("left").noconvert(), py::arg("length"),
              py::arg("revisits"), py::arg("mask_revisits"), py::arg("revisit_values"),
+             py::arg("move_limits"),
              "The native side of a batch whose arrays these are (written in place): "
              "flat observations (float32, `(slots, head + 2L + R*L)`, head 4 with "
              "`revisits` else 3), the valid masks and the offered masks (int8, `(slots, "
              "R*L)`), and per slot the reward (float64), terminated, valid, oversize "
              "(bool) and moves left (int64) of its last native step; `revisit_values[n]` "
-             "is the revisit feature of a text seen n times before.")
+             "is the revisit feature of a text seen n times before; `move_limits` are the "
+             "library's limits for the checked moves of expressions that are not safe "
+             "(admission.MOVE_LIMITS).")
         .def("__len__", &Batch::size)
         .def("set_scoring", &Batch::set_scoring, py::arg("rule_rewards"), py::arg("order"),
              py::arg("penalize_revisits"), py::arg("revisit_penalty"), py::arg("max_visits"),

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "checks.hpp"
 #include "expression.hpp"
 #include "flat.hpp"
 
@@ -621,6 +622,28 @@ PYBIND11_MODULE(_native, module) {
              py::arg("preferred_commute") = false,
              "`can_apply_to` of the seven core rules at every node: row-major "
              "(rule, node) bytes of 0 and 1.")
+        .def("check_moves",
+             [](const Parsed& self, const std::string& text, bool preferred_commute,
+                const std::vector<int64_t>& limits) {
+                 mathy_native::MoveLimits moves;
+                 std::string why;
+                 if (!mathy_native::move_limits(limits, moves, why)) refuse("check_moves", why);
+                 const size_t count = self.order.size();
+                 std::string cells(CORE_RULES * count, '\0');
+                 mathy_native::MoveChecker checker(self, text, moves);
+                 for (int rule = 0; rule < CORE_RULES; ++rule)
+                     for (size_t column = 0; column < count; ++column)
+                         if (self.tree.can_apply(rule, self.order[column], preferred_commute))
+                             cells[rule * count + column] = static_cast<char>(
+                                 checker.check(rule, static_cast<int>(column)));
+                 return py::bytes(cells);
+             },
+             py::arg("text"), py::arg("preferred_commute"), py::arg("limits"),
+             "masks.py's checks of the moves `mask(preferred_commute)` accepts, on this "
+             "expression parsed from `text` (the seed of values.py's points), `limits` "
+             "being the library's (admission.MOVE_LIMITS): row-major (rule, node) bytes, "
+             "0 for no valid action, 1 for a result that is an admissible text with "
+             "the expression's value, 2 where the check is left to the Python path.")
         .def("write_flat",
              [](const Parsed& self, bool preferred, int64_t safe_constant, int safe_size,
                 int max_type_id, Row row, MaskRow mask) {

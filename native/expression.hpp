@@ -239,6 +239,9 @@ class Tree {
     bool restate_subtraction(int node) const;
 };
 
+// `pow(base, exponent, 2**61 - 1)` for an exponent >= 0 (native/values.cpp).
+uint64_t field_power(uint64_t base, int64_t exponent);
+
 // values.py's `_Evaluator._hash` of a whole key (native/hashing.cpp).
 uint64_t key_hash(const std::string& message);
 

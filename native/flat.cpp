@@ -1,6 +1,8 @@
 // A parsed expression's batch rows (see flat.hpp).
 #include "flat.hpp"
 
+#include "checks.hpp"
+
 #include <algorithm>
 
 namespace mathy_native {
@@ -24,16 +26,39 @@ bool rewrite(const Parsed& self, int rule, int column, Tree& rewritten, std::str
 }
 
 std::optional<bool> write_flat(const Parsed& self, const FlatLimits& limits, Goal goal,
-                               float* row, int8_t* mask) {
+                               float* row, int8_t* mask, const std::string* text) {
     const std::ptrdiff_t length = limits.length;
     const std::ptrdiff_t cells = CORE_RULE_COUNT * length;
     const Tree& tree = self.tree;
     const std::size_t count = self.order.size();
+    if (static_cast<std::ptrdiff_t>(count) > length) return std::nullopt;
     const Tree::Admission a = tree.admission(self.order, limits.safe_constant);
-    if (!a.safe || !a.constants.empty() || a.check_value || a.has_equation ||
-        static_cast<int64_t>(count) + a.unary > limits.safe_size ||
-        static_cast<std::ptrdiff_t>(count) > length)
-        return std::nullopt;
+    if (a.has_equation) return std::nullopt;
+    const bool safe = a.safe && a.constants.empty() && !a.check_value &&
+                      static_cast<int64_t>(count) + a.unary <= limits.safe_size;
+    // The checked mask of an expression that is not safe, made before anything
+    // is written.
+    std::vector<int8_t> checked;
+    if (!safe) {
+        if (text == nullptr || limits.moves == nullptr) return std::nullopt;
+        const MoveLimits& moves = *limits.moves;
+        // Admitted as admission.py admits it: constants within the limits (a
+        // float's are the Python path's), a value that exists.
+        for (const int index : a.constants) {
+            const Node& n = tree.nodes[static_cast<std::size_t>(index)];
+            if (n.is_float || n.int_value < -moves.max_constant || n.int_value > moves.max_constant)
+                return std::nullopt;
+        }
+        if (a.check_value) {
+            const std::vector<uint64_t> ones(52, 1);
+            uint64_t value = 0;
+            if (!tree.point_value(tree.root, ones.data(), moves.root_denominators, value))
+                return std::nullopt;
+        }
+        checked.assign(static_cast<std::size_t>(cells), 0);
+        if (!checked_mask(self, *text, limits.preferred, moves, checked.data(), length))
+            return std::nullopt;
+    }
     Tree::Answer verdict = Tree::NO;
     if (goal == GOAL_SIMPLIFIED) {
         verdict = tree.simplified();
@@ -60,15 +85,26 @@ std::optional<bool> write_flat(const Parsed& self, const FlatLimits& limits, Goa
         row[3 + length + at] =
             span > 0.0f ? (static_cast<float>(w.values_pre[i]) - low) / span : 0.0f;
     }
+    // The goal "factor out applies" reads `can_apply_to`, before any check.
     bool factor_out_applies = false;
     for (int r = 0; r < CORE_RULE_COUNT; ++r)
-        for (std::size_t c = 0; c < count; ++c)
-            if (tree.can_apply(r, self.order[c], limits.preferred)) {
-                const std::ptrdiff_t cell = r * length + static_cast<std::ptrdiff_t>(c);
+        for (std::size_t c = 0; c < count; ++c) {
+            const std::ptrdiff_t cell = r * length + static_cast<std::ptrdiff_t>(c);
+            bool valid = false;
+            if (safe) {
+                valid = tree.can_apply(r, self.order[c], limits.preferred);
+                if (valid && r == DISTRIBUTIVE_FACTOR_OUT) factor_out_applies = true;
+            } else {
+                valid = checked[static_cast<std::size_t>(cell)] != 0;
+                if (r == DISTRIBUTIVE_FACTOR_OUT && !factor_out_applies &&
+                    tree.can_apply(r, self.order[c], limits.preferred))
+                    factor_out_applies = true;
+            }
+            if (valid) {
                 mask[cell] = 1;
                 row[3 + 2 * length + cell] = 1.0f;
-                if (r == DISTRIBUTIVE_FACTOR_OUT) factor_out_applies = true;
             }
+        }
     if (goal == GOAL_FACTOR_OUT_APPLIES) return factor_out_applies;
     return verdict == Tree::YES;
 }

@@ -45,27 +45,35 @@ bool parse_text(const std::string& text, Parsed& out);
 bool rewrite(const Parsed& self, int rule, int column, Tree& rewritten, std::string& text,
              int* top);
 
+struct MoveLimits;  // checks.hpp
+
 // The limits of a batch's rows: admission.py's safe constant and size, the
-// layout's largest type id, the nodes of a row (L) and commutative swap's
-// setting.
+// layout's largest type id, the nodes of a row (L), commutative swap's
+// setting, and the library's limits for the checked moves of an expression
+// that is not safe (none: such an expression is left to the Python path).
 struct FlatLimits {
     bool preferred = false;
     int64_t safe_constant = 0;
     int safe_size = 0;
     int max_type_id = 1;
     std::ptrdiff_t length = 1;
+    const MoveLimits* moves = nullptr;
 };
 
 // The rows of an expression whose every part the native core answers: its
 // flat observation from index 3 on written into `row` (3 + 2L + R*L floats:
 // node types, then node values, in pre-order and normalized as
 // NodeLayout.preordered(True) makes them, then the mask as 0.0/1.0) and its
-// mask into `mask` (R*L bytes, row-major (rule, node), zero padded). Returns
-// the goal's verdict of the expression, or nothing, having written nothing,
-// where the library's Python path must take over: a text that is not safe
-// (admission.py), more nodes than L, or a verdict left to the Python path.
+// mask into `mask` (R*L bytes, row-major (rule, node), zero padded). The mask
+// of an expression that is not safe (admission.py) is checked move by move
+// (checks.hpp), with `text`, the expression's text, and `limits.moves`.
+// Returns the goal's verdict of the expression, or nothing, having written
+// nothing, where the library's Python path must take over: an equation, a
+// float constant or a value check out of the native core's reach in an
+// expression that is not safe (or no `text` or `limits.moves` for one), more
+// nodes than L, or a verdict left to the Python path.
 std::optional<bool> write_flat(const Parsed& self, const FlatLimits& limits, Goal goal,
-                               float* row, int8_t* mask);
+                               float* row, int8_t* mask, const std::string* text = nullptr);
 
 // masks.py's `more_visited`: the valid moves of `self` (the nonzero cells of
 // `valid`, `rows` rules of `width` cells, `step` bytes apart; only the cells of

@@ -155,6 +155,8 @@ bool combine(Kind kind, const Known& a, const Known& b, Known& result) {
 
 }  // namespace
 
+uint64_t field_power(uint64_t base, int64_t exponent) { return power(base % PRIME, exponent); }
+
 bool Tree::point_value(int node, const uint64_t* variables, int64_t roots,
                        uint64_t& out) const {
     if (roots < 1 || roots > MAX_DEGREE) return false;  // values.py raises past MAX_DEGREE

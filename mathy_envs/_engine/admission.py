@@ -23,8 +23,17 @@ from mathy_core import (
 )
 
 from .expressions import ParsedExpression
-from ..limits import MAX_CONSTANT, MAX_DEPTH, MAX_NODES, check_constant, check_size
-from .values import ROOT_DENOMINATORS, check_defined
+from ..limits import (
+    MAX_CONSTANT,
+    MAX_CONSTANT_DIGITS,
+    MAX_DEPTH,
+    MAX_NESTING,
+    MAX_NODES,
+    MAX_TEXT_LENGTH,
+    check_constant,
+    check_size,
+)
+from .values import POINTS, ROOT_DENOMINATORS, check_defined
 
 SAFE_CONSTANT = 31622
 """Integer constants up to this size multiply to at most `MAX_CONSTANT`."""
@@ -34,6 +43,23 @@ step at most doubles a tree, and whatever shape printing and parsing give the
 result, it then stays within `MAX_DEPTH` and `MAX_NODES`."""
 assert SAFE_CONSTANT**2 <= MAX_CONSTANT
 assert 2 * SAFE_SIZE + 1 <= MAX_NODES
+
+MOVE_LIMITS = (
+    SAFE_CONSTANT,
+    MAX_CONSTANT,
+    MAX_NODES,
+    MAX_DEPTH,
+    MAX_TEXT_LENGTH,
+    MAX_NESTING,
+    MAX_CONSTANT_DIGITS + 1,
+    ROOT_DENOMINATORS,
+    POINTS,
+)
+"""The limits the native core's checks of the moves of an expression that is not
+safe read (`Expression.check_moves`, the batch kernel), in the order it takes
+them: this admission's and `mathy_envs.limits`' (a run of `MAX_CONSTANT_DIGITS + 1`
+digits is the shortest that `check_text` reads digit by digit), and the points
+of `mathy_envs._engine.values`' checks."""
 
 
 def admit(entry: ParsedExpression) -> None:
@@ -154,4 +180,4 @@ def _simple_power(node: MathExpression) -> bool:
     )
 
 
-__all__ = ("SAFE_CONSTANT", "SAFE_SIZE", "admit", "defined_natively")
+__all__ = ("MOVE_LIMITS", "SAFE_CONSTANT", "SAFE_SIZE", "admit", "defined_natively")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 import numpy.typing as npt
 
-from .admission import SAFE_CONSTANT, SAFE_SIZE
+from .admission import MOVE_LIMITS, SAFE_CONSTANT, SAFE_SIZE
 from .layout import MAX_TYPE_ID
 from .native import NATIVE, core_reason
 from .parse_cache import ExpressionCache
@@ -100,7 +100,7 @@ class BatchKernel:
     def _make(self) -> "Optional[NativeBatch]":
         if NATIVE is None or self._arrays[1].shape[1] != NATIVE.CORE_RULES * self._settings[0]:
             return None
-        return NATIVE.Batch(*self._arrays, *self._settings)
+        return NATIVE.Batch(*self._arrays, *self._settings, list(MOVE_LIMITS))
 
     def __getstate__(self) -> Dict[str, Any]:
         # Native slots do not pickle: the batch loads its episodes again.

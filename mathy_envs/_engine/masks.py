@@ -20,6 +20,7 @@ from .expressions import ParsedExpression
 from .layout import NodeLayout
 from .native import NativeExpression
 from .tree_edits import apply_rule
+from .admission import MOVE_LIMITS
 from .rules import (
     APPLICABLE_NODE_TYPES,
     are_core_rules,
@@ -364,16 +365,50 @@ def checked_mask(
         preferred = core_preference(rules)
         count = len(layout)
         if preferred is not None and len(native) == count:
+            if rows:
+                # Not safe: the native core checks every move it can.
+                return _natively_checked(
+                    native.check_moves(parsed.text, preferred, MOVE_LIMITS),
+                    (len(rules), count),
+                    rules,
+                    parsed,
+                    expressions,
+                    fresh_tree,
+                )
             mask = np.frombuffer(native.mask(preferred), dtype=np.int8).reshape(
                 len(rules), count
             )
-            if rows:
-                mask = mask.copy()  # remove_unsound writes into it
     if mask is None:
         mask = sweep.mask(layout.nodes, layout)
     if rows:
         remove_unsound(rules, mask, rows, parsed, expressions, fresh_tree, core)
     return mask
+
+
+def _natively_checked(
+    verdicts: bytes,
+    shape: Tuple[int, int],
+    rules: Sequence[BaseRule],
+    parsed: ParsedExpression,
+    expressions: ExpressionCache,
+    fresh_tree: FreshTree,
+) -> MaskArray:
+    """The mask from the native core's checks of each move (`check_moves`: 0
+    not valid, 1 valid, 2 left to this module), the moves it left checked by
+    `keeps_value`."""
+    mask: MaskArray = np.frombuffer(verdicts, dtype=np.int8).reshape(shape).copy()
+    left = np.argwhere(mask == _LEFT_TO_PYTHON)
+    if len(left):
+        check = _value_check(parsed, parsed.native)
+        for rule_index, node_index in left.tolist():
+            mask[rule_index, node_index] = keeps_value(
+                rules[rule_index], node_index, parsed, expressions, fresh_tree, check
+            )
+    return mask
+
+
+_LEFT_TO_PYTHON = 2
+"""`Expression.check_moves`' verdict for a move whose check it leaves to Python."""
 
 
 def kept_mask(mask: MaskArray) -> MaskArray:

@@ -29,8 +29,8 @@ from mathy_envs._engine.masks import Sweep
 from mathy_envs._engine.layout import NodeLayout
 from mathy_envs._engine.rules import core_rules
 
-from helpers import assert_frozen_for_good, random_play_states
-from oracles import every_can_apply_to, parse
+from helpers import FixedEnv, assert_frozen_for_good, random_play_states
+from oracles import every_can_apply_to, expected_mask, parse
 
 
 @pytest.mark.slow
@@ -377,3 +377,32 @@ def test_cached_masks_stay_read_only_for_good() -> None:
     for text in ("4x + 2x + 7", "x * (2 + y) - 3x"):
         mask = env.valid_moves_array(env.state_from_text(text))
         assert_frozen_for_good(mask)
+
+
+# Expressions that are not safe (the core rules' results are checked move by
+# move): powers of sums, constants past the safe range, negated sums, a
+# subtraction of a sum, and float constants, whose checks the native core
+# leaves to the Python path, beside moves it checks itself.
+NOT_SAFE = [
+    "x^(1 + 1) + 8x",
+    "2c^(1 + 1) * c * 11v",
+    "5z^(1 + 1) + 5z * 10",
+    "40000x + 2x",
+    "40000x * 3x",
+    "-(x + 1) + 3x",
+    "4x - (2x + 1)",
+    "1.5x + 2x^(1 + 1)",
+    "x^(2 + 1) * x^(1 + 1)",
+    "2^(1 + 1) * 3x",
+]
+
+
+@pytest.mark.parametrize("preferred", [False, True])
+@pytest.mark.parametrize("text", NOT_SAFE)
+def test_masks_of_expressions_that_are_not_safe_are_the_oracles(
+    text: str, preferred: bool
+) -> None:
+    env = FixedEnv(preferred_term_commute=preferred)
+    state = env.state_from_text(text)
+    assert not env._expressions.parse(text).safe
+    assert env.get_valid_moves(state) == expected_mask(text, core_rules(preferred))

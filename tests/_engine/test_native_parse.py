@@ -36,7 +36,8 @@ from helpers import CORE_RULE_TYPES
 
 from mathy_core import ExpressionParser, MathExpression
 
-from mathy_envs._engine.admission import admit
+from mathy_envs._engine.admission import MOVE_LIMITS, admit
+from mathy_envs._engine.masks import keeps_value
 from mathy_envs._engine.parse_cache import ExpressionCache
 from mathy_envs.envs import ENV_TASKS
 from mathy_envs._engine.expressions import ParsedExpression
@@ -392,6 +393,41 @@ def compare_rewrites(text: str, counts: Dict[str, int]) -> None:
                 counts["read back"] += bool(reads_as)
             _compare_rewrite_values(parsed, rule, node, expected[2], check)
             counts["written"] += 1
+    compare_move_checks(text, parsed, counts)
+
+
+class _PythonOnly(ExpressionParser):
+    """A parser the library never hands to the native core."""
+
+
+def compare_move_checks(text: str, parsed: object, counts: Dict[str, int]) -> None:
+    """The native core's check of every move (`check_moves`, which the masks of
+    expressions that are not safe and the batch kernel read) is
+    masks.keeps_value's on mathy_core's trees alone, wherever it answers."""
+    expressions = ExpressionCache(_PythonOnly())
+    try:
+        entry = expressions.parse(text)
+    except ValueError:
+        return  # outside the library's limits: no move of it is ever checked
+    assert entry.native is None
+    verdicts = parsed.check_moves(text, False, list(MOVE_LIMITS))  # type: ignore[attr-defined]
+    candidates = parsed.mask(False)  # type: ignore[attr-defined]
+    rules = core_rules()
+    count = len(parsed)  # type: ignore[arg-type]
+    for cell, verdict in enumerate(verdicts):
+        if not candidates[cell]:
+            assert verdict == 0, (text, cell)
+            continue
+        if verdict == 2:
+            counts["check left"] += 1
+            continue
+        rule, node = divmod(cell, count)
+        wanted = keeps_value(
+            rules[rule], node, entry, expressions, lambda: ExpressionParser().parse(text)
+        )
+        assert bool(verdict) == wanted, (text, rule, node, verdict, wanted)
+        counts["checked"] += 1
+        counts["check broke"] += not wanted
 
 
 def _compare_rewrite_values(
@@ -424,7 +460,10 @@ def _compare_rewrite_values(
 
 
 def check_rewrites(texts: Iterator[str]) -> Dict[str, int]:
-    counts = {"written": 0, "left to mathy_core": 0, "read back": 0}
+    counts = {
+        "written": 0, "left to mathy_core": 0, "read back": 0, "checked": 0, "check left": 0,
+        "check broke": 0,
+    }
     for text in dict.fromkeys(texts):
         compare_rewrites(text, counts)
     return counts
@@ -515,6 +554,8 @@ def test_rewrites_of_played_texts_and_the_hazards() -> None:
         counts
     )
     assert counts["read back"] > counts["written"] // 2, counts
+    assert counts["checked"] > 1200 and counts["check left"] < counts["checked"] // 20, counts
+    assert counts["check broke"] > 0, counts
 
 
 def test_rewrites_of_grammar_texts() -> None:

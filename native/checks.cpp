@@ -1,0 +1,231 @@
+// The checked moves of an expression that is not safe (see checks.hpp): masks.py's
+// `keeps_value` through the native core, step for step as `_native_keeps_value`
+// takes it, every verdict it leaves to the Python path being MOVE_UNKNOWN here.
+#include "checks.hpp"
+
+#include <algorithm>
+
+namespace mathy_native {
+
+namespace {
+
+constexpr int VARIABLE_SLOTS = 52;  // `a`-`z` then `A`-`Z`
+constexpr int64_t MAX_ROOTS = int64_t(1) << 45;  // values.py's MAX_DEGREE
+
+int variable_slot(char name) {
+    if (name >= 'a' && name <= 'z') return name - 'a';
+    if (name >= 'A' && name <= 'Z') return 26 + (name - 'A');
+    return -1;
+}
+
+// `variable_powers`: a power of a variable whose exponent is not an integer
+// constant (values.py's `root_denominators` is then ROOT_DENOMINATORS).
+bool variable_powers(const Tree& tree) {
+    for (const Node& n : tree.nodes) {
+        if (n.kind != POWER || n.left == NO_NODE) continue;
+        const bool whole = n.right != NO_NODE && tree.nodes[n.right].kind == CONSTANT &&
+                           !tree.nodes[n.right].is_float;
+        if (tree.nodes[n.left].kind == VARIABLE && !whole) return true;
+    }
+    return false;
+}
+
+// Whether `text` holds a run of at least `length` characters of digits and
+// points (limits.py's `_LONG_NUMBER`, past which `_check_digits` reads it).
+bool has_long_number(const std::string& text, int64_t length) {
+    int64_t run = 0;
+    for (const char c : text) {
+        run = ((c >= '0' && c <= '9') || c == '.') ? run + 1 : 0;
+        if (run >= length) return true;
+    }
+    return false;
+}
+
+// limits.py's `_check_nesting`: whether brackets nest deeper than `limit`.
+bool nests_deeper(const std::string& text, int64_t limit) {
+    int64_t opening = 0;
+    for (const char c : text) opening += (c == '(' || c == '[');
+    if (opening <= limit) return false;
+    int64_t depth = 0;
+    for (const char c : text) {
+        if (c == '(' || c == '[') {
+            if (++depth > limit) return true;
+        } else if (c == ')' || c == ']') {
+            --depth;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+bool move_limits(const std::vector<int64_t>& values, MoveLimits& out, std::string& why) {
+    if (values.size() != MOVE_LIMIT_COUNT) {
+        why = "move limits must hold " + std::to_string(MOVE_LIMIT_COUNT) + " values, got " +
+              std::to_string(values.size());
+        return false;
+    }
+    for (const int64_t value : values)
+        if (value < 1) {
+            why = "move limits must be at least 1, got " + std::to_string(value);
+            return false;
+        }
+    MoveLimits made;
+    made.safe_constant = values[0];
+    made.max_constant = values[1];
+    made.max_nodes = values[2];
+    made.max_depth = values[3];
+    made.max_text_length = values[4];
+    made.max_nesting = values[5];
+    made.long_number = values[6];
+    made.root_denominators = values[7];
+    made.points = values[8];
+    if (made.root_denominators > MAX_ROOTS) {
+        why = "root_denominators must be at most 2**45, got " +
+              std::to_string(made.root_denominators);
+        return false;
+    }
+    if (made.points > MAX_POINTS) {
+        why = "points must be at most " + std::to_string(MAX_POINTS) + ", got " +
+              std::to_string(made.points);
+        return false;
+    }
+    out = made;
+    return true;
+}
+
+MoveChecker::MoveChecker(const Parsed& before, const std::string& text, const MoveLimits& limits)
+    : before_(before), text_(text), limits_(limits) {
+    // masks.py's `_value_check`: every variable is `t^roots`.
+    roots_ = variable_powers(before.tree) ? limits.root_denominators : 1;
+    // values.py's `_variable_points` of the variables of `before`: point p's
+    // evaluator is seeded with "<text>\0<p>" and reads decimals.
+    points_.assign(static_cast<std::size_t>(limits.points),
+                   std::vector<uint64_t>(VARIABLE_SLOTS, 0));
+    std::string seen;
+    for (const Node& n : before.tree.nodes)
+        if (n.kind == VARIABLE && seen.find(n.name) == std::string::npos) seen.push_back(n.name);
+    for (int64_t point = 0; point < limits.points; ++point)
+        for (const char name : seen) {
+            const int slot = variable_slot(name);
+            if (slot < 0) continue;  // no such variable is parsed
+            std::string key = text;
+            key += '\0';
+            key += std::to_string(point);
+            key += '\0';
+            key += "decimal";
+            key += '\0';
+            key += "var:";
+            key += name;
+            points_[static_cast<std::size_t>(point)][static_cast<std::size_t>(slot)] =
+                field_power(key_hash(key), roots_);
+        }
+    prefix_ = text;
+    prefix_ += '\0';
+    prefix_ += "symbolic";
+    prefix_ += '\0';
+    prefix_ += "decimal";
+    prefix_ += '\0';
+}
+
+bool MoveChecker::values_at(const Tree& tree, int top, std::vector<uint64_t>& out) const {
+    out.clear();
+    if (top == NO_NODE) return false;
+    for (const auto& point : points_) {
+        uint64_t value = 0;
+        if (!tree.point_value(top, point.data(), roots_, value)) return false;
+        out.push_back(value);
+    }
+    return true;
+}
+
+const std::optional<std::vector<uint64_t>>& MoveChecker::expected() {
+    if (!expected_made_) {
+        std::vector<uint64_t> values;
+        if (values_at(before_.tree, before_.tree.root, values)) expected_ = std::move(values);
+        expected_made_ = true;
+    }
+    return expected_;
+}
+
+MoveVerdict MoveChecker::admissible(const std::string& text, Parsed& after) const {
+    // limits.py's check_text (a ValueError there: the move is invalid).
+    if (static_cast<int64_t>(text.size()) > limits_.max_text_length) return MOVE_BREAKS;
+    if (nests_deeper(text, limits_.max_nesting)) return MOVE_BREAKS;
+    if (has_long_number(text, limits_.long_number)) return MOVE_UNKNOWN;  // _check_digits
+    // The parse: where this core refuses, mathy_core may raise or not.
+    if (!parse_text(text, after)) return MOVE_UNKNOWN;
+    // admission.py's `admit`: the size, the constants, a value that must exist.
+    const int64_t count = static_cast<int64_t>(after.order.size());
+    if (count > limits_.max_nodes) return MOVE_BREAKS;
+    // The levels of a tree are at most its nodes.
+    if (count > limits_.max_depth && after.tree.walk().levels > limits_.max_depth)
+        return MOVE_BREAKS;
+    const Tree::Admission a = after.tree.admission(after.order, limits_.safe_constant);
+    for (const int index : a.constants) {
+        const Node& n = after.tree.nodes[static_cast<std::size_t>(index)];
+        if (n.is_float) return MOVE_UNKNOWN;  // floats' limits are the Python path's
+        if (n.int_value < -limits_.max_constant || n.int_value > limits_.max_constant)
+            return MOVE_BREAKS;
+    }
+    if (a.check_value) {
+        // `defined_natively`: every variable 1, of degree ROOT_DENOMINATORS.
+        const std::vector<uint64_t> ones(VARIABLE_SLOTS, 1);
+        uint64_t value = 0;
+        if (!after.tree.point_value(after.tree.root, ones.data(), limits_.root_denominators,
+                                    value))
+            return MOVE_UNKNOWN;  // check_defined's verdict is the Python path's
+    }
+    return MOVE_KEEPS;
+}
+
+MoveVerdict MoveChecker::check(int rule, int column) {
+    Tree rewritten;
+    std::string text;
+    int top = NO_NODE;
+    if (!rewrite(before_, rule, column, rewritten, text, &top)) return MOVE_UNKNOWN;
+    Parsed after;
+    const MoveVerdict admitted = admissible(text, after);
+    if (admitted != MOVE_KEEPS) return admitted;
+    std::vector<uint64_t> got;
+    if (rewritten.same(top, after.tree, after.tree.root)) {
+        // ValueCheck.native_keeps_value.
+        const auto& wanted = expected();
+        if (!wanted || !values_at(after.tree, after.tree.root, got)) return MOVE_UNKNOWN;
+        return got == *wanted ? MOVE_KEEPS : MOVE_BREAKS;
+    }
+    // The text reads back as another tree (ValueCheck.native_keeps_rewrite): the
+    // same expression as the rule's own tree, and both with the value.
+    const auto& wanted = expected();
+    if (!wanted) return MOVE_UNKNOWN;
+    std::vector<uint64_t> own;
+    const bool own_reached = values_at(rewritten, top, own);
+    uint64_t own_symbol = 0, symbol = 0;
+    if (!rewritten.symbolic_value(top, prefix_, own_symbol) ||
+        !after.tree.symbolic_value(after.tree.root, prefix_, symbol))
+        return MOVE_UNKNOWN;
+    if (own_symbol != symbol) return MOVE_BREAKS;
+    if (!values_at(after.tree, after.tree.root, got) || !own_reached) return MOVE_UNKNOWN;
+    return got == *wanted && own == *wanted ? MOVE_KEEPS : MOVE_BREAKS;
+}
+
+bool checked_mask(const Parsed& self, const std::string& text, bool preferred,
+                  const MoveLimits& limits, int8_t* mask, std::ptrdiff_t width) {
+    const std::ptrdiff_t columns =
+        std::min(static_cast<std::ptrdiff_t>(self.order.size()), width);
+    MoveChecker checker(self, text, limits);
+    for (int rule = 0; rule < CORE_RULE_COUNT; ++rule)
+        for (std::ptrdiff_t column = 0; column < columns; ++column) {
+            int8_t& cell = mask[rule * width + column];
+            cell = 0;
+            if (!self.tree.can_apply(rule, self.order[static_cast<std::size_t>(column)],
+                                     preferred))
+                continue;
+            const MoveVerdict verdict = checker.check(rule, static_cast<int>(column));
+            if (verdict == MOVE_UNKNOWN) return false;
+            cell = verdict == MOVE_KEEPS ? 1 : 0;
+        }
+    return true;
+}
+
+}  // namespace mathy_native
