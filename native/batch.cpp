@@ -88,6 +88,7 @@ struct Slot {
     std::vector<float> times;   // the time feature, by moves left
     std::vector<double> wins;   // the win reward, by moves left
     std::vector<std::tuple<std::string, int, int>> taken;
+    MoveResults moves;  // the kept results of the expression's valid moves
 
     long visits_of(std::string_view text) const {
         const auto found = where.find(text);
@@ -258,7 +259,7 @@ class Batch {
         if (!s.live) return std::nullopt;
         const FlatLimits limits = limits_of(preferred, safe_constant, safe_size, max_type_id);
         return write_flat(s.parse, limits, static_cast<Goal>(goal), row(slot) + head_ - 3,
-                          mask(slot), &s.text);
+                          mask(slot), &s.text, &s.moves);
     }
 
     // Write slot `slot`'s offered moves from its visits; false where the Python
@@ -417,13 +418,13 @@ class Batch {
         return masks_.mutable_data() + slot * CORE_RULES * static_cast<py::ssize_t>(length_);
     }
 
-    bool offer_slot(py::ssize_t slot, const Slot& s) {
+    bool offer_slot(py::ssize_t slot, Slot& s) {
         const py::ssize_t cells = static_cast<py::ssize_t>(CORE_RULES) * length_;
         const int8_t* valid = mask(slot);
         std::vector<std::ptrdiff_t> dropped;
         const auto visits_of = [&s](std::string_view text) { return s.visits_of(text); };
         if (!more_visited(s.parse, reinterpret_cast<const char*>(valid), 1, CORE_RULES, length_,
-                          visits_of, dropped))
+                          visits_of, dropped, &s.moves))
             return false;
         int8_t* flags = offered_.mutable_data() + slot * cells;
         float* values = row(slot) + head_ + 2 * static_cast<py::ssize_t>(length_);
@@ -472,11 +473,24 @@ class Batch {
             return LEFT;  // not held, no budget table, or invalid: the env decides
         const int rule = static_cast<int>(action / length_);
         const int column = static_cast<int>(action % length_);
-        Tree rewritten;
-        std::string text;
-        if (!rewrite(s.parse, rule, column, rewritten, text, nullptr)) return LEFT;
         Parsed next;
-        if (!parse_text(text, next)) return LEFT;
+        std::string text;
+        // The move's result as the expression's checks or offered moves kept
+        // it, else made now (the kept results are dropped on any refusal: they
+        // are only a saving).
+        MoveResult* kept = find_move(s.moves, static_cast<std::ptrdiff_t>(action));
+        if (kept != nullptr) {
+            text = std::move(kept->text);
+            const bool parsed = kept->parsed;
+            if (parsed) next = std::move(kept->parse);
+            s.moves.clear();
+            if (!parsed && !parse_text(text, next)) return LEFT;
+        } else {
+            s.moves.clear();
+            Tree rewritten;
+            if (!rewrite(s.parse, rule, column, rewritten, text, nullptr)) return LEFT;
+            if (!parse_text(text, next)) return LEFT;
+        }
         // The text is counted in its canonical form when it is the first one.
         const std::string& key = text == s.first ? s.first_key : text;
         const long visits = s.visits_of(key) + 1;
@@ -485,8 +499,9 @@ class Batch {
         float* full = row(slot);
         // Written only once the step is known to be taken; a refusal here has
         // written nothing the Python path does not write again.
+        MoveResults moves;
         const std::optional<bool> won =
-            write_flat(next, limits, goal, full + head_ - 3, mask(slot), &text);
+            write_flat(next, limits, goal, full + head_ - 3, mask(slot), &text, &moves);
         if (!won) return LEFT;
         // Taken: the slot moves on.
         const long left = s.left - 1;
@@ -494,6 +509,7 @@ class Batch {
         s.taken.emplace_back(text, rule, column);
         s.parse = std::move(next);
         s.text = std::move(text);
+        s.moves = std::move(moves);
         s.left = left;
         const std::pair<double, bool> scored = verdict(s, *won, left, visits, rule);
         rewards_.mutable_data()[slot] = scored.first;

@@ -179,12 +179,22 @@ MoveVerdict MoveChecker::admissible(const std::string& text, Parsed& after) cons
     return MOVE_KEEPS;
 }
 
-MoveVerdict MoveChecker::check(int rule, int column) {
-    Tree rewritten;
-    std::string text;
+MoveVerdict MoveChecker::check(int rule, int column, MoveResult* kept) {
+    const MoveVerdict verdict = check_move(rule, column);
+    if (verdict == MOVE_KEEPS && kept != nullptr) {
+        kept->text = std::move(text_made_);
+        kept->parse = std::move(parse_made_);
+        kept->parsed = true;
+    }
+    return verdict;
+}
+
+MoveVerdict MoveChecker::check_move(int rule, int column) {
+    Tree& rewritten = rewritten_;
+    std::string& text = text_made_;
     int top = NO_NODE;
     if (!rewrite(before_, rule, column, rewritten, text, &top)) return MOVE_UNKNOWN;
-    Parsed after;
+    Parsed& after = parse_made_;
     const MoveVerdict admitted = admissible(text, after);
     if (admitted != MOVE_KEEPS) return admitted;
     std::vector<uint64_t> got;
@@ -201,8 +211,8 @@ MoveVerdict MoveChecker::check(int rule, int column) {
     std::vector<uint64_t> own;
     const bool own_reached = values_at(rewritten, top, own);
     uint64_t own_symbol = 0, symbol = 0;
-    if (!rewritten.symbolic_value(top, prefix_, own_symbol) ||
-        !after.tree.symbolic_value(after.tree.root, prefix_, symbol))
+    if (!rewritten.symbolic_value(top, prefix_, own_symbol, &hashes_) ||
+        !after.tree.symbolic_value(after.tree.root, prefix_, symbol, &hashes_))
         return MOVE_UNKNOWN;
     if (own_symbol != symbol) return MOVE_BREAKS;
     if (!values_at(after.tree, after.tree.root, got) || !own_reached) return MOVE_UNKNOWN;
@@ -210,9 +220,12 @@ MoveVerdict MoveChecker::check(int rule, int column) {
 }
 
 bool checked_mask(const Parsed& self, const std::string& text, bool preferred,
-                  const MoveLimits& limits, int8_t* mask, std::ptrdiff_t width) {
+                  const MoveLimits& limits, int8_t* mask, std::ptrdiff_t width,
+                  MoveResults* results) {
     const std::ptrdiff_t columns =
         std::min(static_cast<std::ptrdiff_t>(self.order.size()), width);
+    if (results != nullptr) results->clear();
+    MoveResult kept;
     MoveChecker checker(self, text, limits);
     for (int rule = 0; rule < CORE_RULE_COUNT; ++rule)
         for (std::ptrdiff_t column = 0; column < columns; ++column) {
@@ -221,9 +234,15 @@ bool checked_mask(const Parsed& self, const std::string& text, bool preferred,
             if (!self.tree.can_apply(rule, self.order[static_cast<std::size_t>(column)],
                                      preferred))
                 continue;
-            const MoveVerdict verdict = checker.check(rule, static_cast<int>(column));
+            const MoveVerdict verdict =
+                checker.check(rule, static_cast<int>(column), results ? &kept : nullptr);
             if (verdict == MOVE_UNKNOWN) return false;
             cell = verdict == MOVE_KEEPS ? 1 : 0;
+            if (results != nullptr && verdict == MOVE_KEEPS) {
+                kept.cell = rule * width + column;
+                results->push_back(std::move(kept));
+                kept = MoveResult();
+            }
         }
     return true;
 }

@@ -51,10 +51,12 @@ class MoveChecker {
     MoveChecker(const Parsed& before, const std::string& text, const MoveLimits& limits);
 
     // Whether core rule `rule` at in-order node `column` (a move the rule's
-    // `can_apply_to` accepts) gives an admissible text with the value.
-    MoveVerdict check(int rule, int column);
+    // `can_apply_to` accepts) gives an admissible text with the value; with
+    // `kept`, the text and parse of a move that does are moved there.
+    MoveVerdict check(int rule, int column, MoveResult* kept = nullptr);
 
   private:
+    MoveVerdict check_move(int rule, int column);
     // parse_cache's parse of a move's printed text: check_text, the parse and
     // admission.py's checks against the limits.
     MoveVerdict admissible(const std::string& text, Parsed& after) const;
@@ -71,6 +73,11 @@ class MoveChecker {
     bool expected_made_ = false;
     std::optional<std::vector<uint64_t>> expected_;
     std::string prefix_;  // same_expression's hash keys
+    KeyHashes hashes_;    // of those keys
+    // The last move's rewritten tree, text and parse (reused from move to move).
+    Tree rewritten_;
+    std::string text_made_;
+    Parsed parse_made_;
 };
 
 // `remove_unsound` of the core rules' moves that `can_apply_to` accepts
@@ -78,8 +85,10 @@ class MoveChecker {
 // writes 1 for a valid move and 0 elsewhere into `mask` (`CORE_RULE_COUNT`
 // rows of `width` bytes, the cells past the expression's nodes untouched) and
 // returns true; false, `mask` then unusable, where a move's check is out of
-// the native core's reach.
+// the native core's reach. With `results`, the valid moves' results are kept
+// there (cleared first; their cells being `rule * width + node`).
 bool checked_mask(const Parsed& self, const std::string& text, bool preferred,
-                  const MoveLimits& limits, int8_t* mask, std::ptrdiff_t width);
+                  const MoveLimits& limits, int8_t* mask, std::ptrdiff_t width,
+                  MoveResults* results = nullptr);
 
 }  // namespace mathy_native

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace mathy_native {
@@ -104,6 +105,9 @@ inline bool truthy(bool present, double number) { return present && number != 0.
 enum FactorPosition { F_NONE, F_SIMPLE, F_CHAINED_LEFT, F_CHAINED_RIGHT, F_CHAINED_BOTH,
                       F_CHAINED_LEFT_RIGHT, F_CHAINED_RIGHT_LEFT };
 
+// Hashes of keys (`key_hash`), kept by their key.
+using KeyHashes = std::unordered_map<std::string, uint64_t>;
+
 class Tree {
   public:
     std::vector<Node> nodes;
@@ -174,8 +178,10 @@ class Tree {
 
     // values.py's symbolic value of the subtree under `node` (`same_expression`'s
     // evaluator, whose hash keys start with `prefix`); false where it is outside
-    // what native/values.cpp reproduces.
-    bool symbolic_value(int node, const std::string& prefix, uint64_t& out) const;
+    // what native/values.cpp reproduces. `memo`, when given, keeps the hashes
+    // of the keys (of one prefix) for the next calls.
+    bool symbolic_value(int node, const std::string& prefix, uint64_t& out,
+                        KeyHashes* memo = nullptr) const;
 
     // `top_out`, when given, is set to the root of the rewritten tree.
     bool apply(int rule, int node, std::string& text, int* top_out = nullptr);

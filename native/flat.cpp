@@ -26,7 +26,9 @@ bool rewrite(const Parsed& self, int rule, int column, Tree& rewritten, std::str
 }
 
 std::optional<bool> write_flat(const Parsed& self, const FlatLimits& limits, Goal goal,
-                               float* row, int8_t* mask, const std::string* text) {
+                               float* row, int8_t* mask, const std::string* text,
+                               MoveResults* results) {
+    if (results != nullptr) results->clear();
     const std::ptrdiff_t length = limits.length;
     const std::ptrdiff_t cells = CORE_RULE_COUNT * length;
     const Tree& tree = self.tree;
@@ -56,8 +58,11 @@ std::optional<bool> write_flat(const Parsed& self, const FlatLimits& limits, Goa
                 return std::nullopt;
         }
         checked.assign(static_cast<std::size_t>(cells), 0);
-        if (!checked_mask(self, *text, limits.preferred, moves, checked.data(), length))
+        if (!checked_mask(self, *text, limits.preferred, moves, checked.data(), length,
+                          results)) {
+            if (results != nullptr) results->clear();
             return std::nullopt;
+        }
     }
     Tree::Answer verdict = Tree::NO;
     if (goal == GOAL_SIMPLIFIED) {
@@ -65,7 +70,10 @@ std::optional<bool> write_flat(const Parsed& self, const FlatLimits& limits, Goa
     } else if (goal == GOAL_LIKE_TERMS_GROUPED) {
         verdict = tree.like_terms_grouped();
     }
-    if (verdict == Tree::UNKNOWN) return std::nullopt;
+    if (verdict == Tree::UNKNOWN) {
+        if (results != nullptr) results->clear();
+        return std::nullopt;
+    }
     const Tree::Walk w = tree.walk();
     std::fill(row + 3, row + 3 + 2 * length + cells, 0.0f);
     std::fill(mask, mask + cells, int8_t{0});

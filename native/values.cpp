@@ -244,9 +244,18 @@ struct Symbolic {
 
 }  // namespace
 
-bool Tree::symbolic_value(int node, const std::string& prefix, uint64_t& out) const {
+bool Tree::symbolic_value(int node, const std::string& prefix, uint64_t& out,
+                          KeyHashes* memo) const {
     // values.py's symbolic evaluation (`same_expression`): every constant a
     // pseudo-random symbol of its value, every power an opaque value.
+    const auto hashed = [memo](const std::string& key) {
+        if (memo == nullptr) return key_hash(key);
+        const auto found = memo->find(key);
+        if (found != memo->end()) return found->second;
+        const uint64_t value = key_hash(key);
+        memo->emplace(key, value);
+        return value;
+    };
     Symbolic symbolic;
     const bool reached = post_order(nodes, node, symbolic, [&](const Node& n, const Symbolic* a,
                                                                const Symbolic* b, Symbolic& result) {
@@ -257,8 +266,7 @@ bool Tree::symbolic_value(int node, const std::string& prefix, uint64_t& out) co
                 // |v| as unsigned: -INT64_MIN does not fit an int64_t.
                 const uint64_t magnitude =
                     v < 0 ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-                const uint64_t symbol =
-                    key_hash(prefix + "constant:" + std::to_string(magnitude));
+                const uint64_t symbol = hashed(prefix + "constant:" + std::to_string(magnitude));
                 result.field = v < 0 ? PRIME - symbol : symbol;
                 result.signs = v > 0 ? POSITIVE : v < 0 ? NEGATIVE : ZERO;
                 result.constant = true;
@@ -266,7 +274,7 @@ bool Tree::symbolic_value(int node, const std::string& prefix, uint64_t& out) co
                 return true;
             }
             case VARIABLE:
-                result.field = key_hash(prefix + "var:" + std::string(1, n.name));
+                result.field = hashed(prefix + "var:" + std::string(1, n.name));
                 result.signs = ANY_SIGN;
                 result.constant = false;
                 result.degree = 1;
@@ -300,8 +308,8 @@ bool Tree::symbolic_value(int node, const std::string& prefix, uint64_t& out) co
                     if (result.degree > MAX_DEGREE) return false;  // values.py raises
                 } else {
                     // No exponent has an exact value here: an opaque value.
-                    result.field = key_hash(prefix + "^\x01~" + std::to_string(a->field) +
-                                            "\x01~" + std::to_string(b->field));
+                    result.field = hashed(prefix + "^\x01~" + std::to_string(a->field) +
+                                          "\x01~" + std::to_string(b->field));
                     result.signs = a->signs == POSITIVE ? POSITIVE : ANY_SIGN;
                     result.degree = 1;
                 }
