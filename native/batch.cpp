@@ -418,7 +418,7 @@ class Batch {
         return masks_.mutable_data() + slot * CORE_RULES * static_cast<py::ssize_t>(length_);
     }
 
-    bool offer_slot(py::ssize_t slot, Slot& s) {
+    bool offer_slot(py::ssize_t slot, const Slot& s) {
         const py::ssize_t cells = static_cast<py::ssize_t>(CORE_RULES) * length_;
         const int8_t* valid = mask(slot);
         std::vector<std::ptrdiff_t> dropped;
@@ -475,16 +475,13 @@ class Batch {
         const int column = static_cast<int>(action % length_);
         Parsed next;
         std::string text;
-        // The move's result as the expression's checks or offered moves kept
-        // it, else made now (the kept results are dropped on any refusal: they
-        // are only a saving).
+        // The move's result as the expression's checks kept it, else made now
+        // (the kept results are dropped on any refusal: they are only a saving).
         MoveResult* kept = find_move(s.moves, static_cast<std::ptrdiff_t>(action));
         if (kept != nullptr) {
             text = std::move(kept->text);
-            const bool parsed = kept->parsed;
-            if (parsed) next = std::move(kept->parse);
+            next = std::move(kept->parse);
             s.moves.clear();
-            if (!parsed && !parse_text(text, next)) return LEFT;
         } else {
             s.moves.clear();
             Tree rewritten;

@@ -184,7 +184,6 @@ MoveVerdict MoveChecker::check(int rule, int column, MoveResult* kept) {
     if (verdict == MOVE_KEEPS && kept != nullptr) {
         kept->text = std::move(text_made_);
         kept->parse = std::move(parse_made_);
-        kept->parsed = true;
     }
     return verdict;
 }
@@ -197,7 +196,7 @@ MoveVerdict MoveChecker::check_move(int rule, int column) {
     Parsed& after = parse_made_;
     const MoveVerdict admitted = admissible(text, after);
     if (admitted != MOVE_KEEPS) return admitted;
-    std::vector<uint64_t> got;
+    std::vector<uint64_t>& got = got_;
     if (rewritten.same(top, after.tree, after.tree.root)) {
         // ValueCheck.native_keeps_value.
         const auto& wanted = expected();
@@ -208,7 +207,7 @@ MoveVerdict MoveChecker::check_move(int rule, int column) {
     // same expression as the rule's own tree, and both with the value.
     const auto& wanted = expected();
     if (!wanted) return MOVE_UNKNOWN;
-    std::vector<uint64_t> own;
+    std::vector<uint64_t>& own = own_;
     const bool own_reached = values_at(rewritten, top, own);
     uint64_t own_symbol = 0, symbol = 0;
     if (!rewritten.symbolic_value(top, prefix_, own_symbol, &hashes_) ||

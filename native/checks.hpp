@@ -78,6 +78,7 @@ class MoveChecker {
     Tree rewritten_;
     std::string text_made_;
     Parsed parse_made_;
+    std::vector<uint64_t> got_, own_;  // the values of the move's trees
 };
 
 // `remove_unsound` of the core rules' moves that `can_apply_to` accepts

@@ -24,20 +24,21 @@ struct Parsed {
     std::vector<int> order;  // in-order node indices: action index -> node
 };
 
-// A valid move's result, kept for the expression's next uses (its offered
-// moves, the step that takes it): its cell (`rule * width + node`), its
-// printed text and, where the checks parsed it, that parse.
+// A valid move's result as the checks of an expression that is not safe made
+// it (checks.hpp), kept for the expression's next uses (its offered moves, the
+// step that takes it): its cell (`rule * width + node`), its printed text and
+// the parse of that text.
 struct MoveResult {
     std::ptrdiff_t cell = 0;
     std::string text;
-    bool parsed = false;
     Parsed parse;
 };
 // The kept results of one expression's valid moves, by increasing cell.
 using MoveResults = std::vector<MoveResult>;
 
 // The kept result of `cell`, or null.
-inline MoveResult* find_move(MoveResults& results, std::ptrdiff_t cell) {
+template <class Results>
+auto find_move(Results& results, std::ptrdiff_t cell) -> decltype(&results.front()) {
     const auto found = std::lower_bound(
         results.begin(), results.end(), cell,
         [](const MoveResult& result, std::ptrdiff_t wanted) { return result.cell < wanted; });
@@ -103,19 +104,18 @@ std::optional<bool> write_flat(const Parsed& self, const FlatLimits& limits, Goa
 // the expression's nodes are moves) whose result was visited more often than
 // another move's, as cell indexes into `dropped` (cleared first), the visits of
 // a text being `visits(text)`; false where a rewrite is left to mathy_core.
-// With `results`, the texts of the moves are read from there where kept, and
-// those made are kept there (their cells being `rule * width + node`).
+// With `results` (their cells being `rule * width + node`), the texts kept
+// there are read instead of made again.
 template <class Visits>
 bool more_visited(const Parsed& self, const char* valid, std::ptrdiff_t step, std::ptrdiff_t rows,
                   std::ptrdiff_t width, const Visits& visits, std::vector<std::ptrdiff_t>& dropped,
-                  MoveResults* results = nullptr) {
+                  const MoveResults* results = nullptr) {
     dropped.clear();
     std::vector<std::pair<std::ptrdiff_t, long>> moves;
     const std::ptrdiff_t columns =
         std::min(static_cast<std::ptrdiff_t>(self.order.size()), width);
     Tree rewritten;  // one tree and one text, reused by every move's rewrite
     std::string text;
-    MoveResults made;
     for (std::ptrdiff_t rule = 0; rule < rows; ++rule) {
         for (std::ptrdiff_t column = 0; column < columns; ++column) {
             const std::ptrdiff_t cell = rule * width + column;
@@ -129,18 +129,7 @@ bool more_visited(const Parsed& self, const char* valid, std::ptrdiff_t step, st
                          nullptr))
                 return false;  // left to mathy_core: the caller decides
             moves.emplace_back(cell, visits(std::string_view(text)));
-            if (results != nullptr) {
-                made.emplace_back();
-                made.back().cell = cell;
-                made.back().text = text;
-            }
         }
-    }
-    if (!made.empty()) {
-        // Kept in cell order with those already there.
-        for (auto& result : made) results->push_back(std::move(result));
-        std::sort(results->begin(), results->end(),
-                  [](const MoveResult& a, const MoveResult& b) { return a.cell < b.cell; });
     }
     if (moves.empty()) return true;
     long least = moves.front().second;

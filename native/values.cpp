@@ -65,8 +65,13 @@ bool post_order(const std::vector<Node>& nodes, int node, Value& out, Evaluate e
         int node;
         bool expanded;
     };
-    std::vector<Frame> stack{{node, false}};
-    std::vector<Value> values;
+    // Each thread's own buffers, kept from call to call (`evaluate` never
+    // calls back into post_order).
+    thread_local std::vector<Frame> stack;
+    thread_local std::vector<Value> values;
+    stack.clear();
+    values.clear();
+    stack.push_back({node, false});
     while (!stack.empty()) {
         const Frame frame = stack.back();
         stack.pop_back();
