@@ -628,6 +628,11 @@ PYBIND11_MODULE(_native, module) {
                  mathy_native::MoveLimits moves;
                  std::string why;
                  if (!mathy_native::move_limits(limits, moves, why)) refuse("check_moves", why);
+                 // The seed is the expression's own text, within the limits.
+                 if (static_cast<int64_t>(text.size()) > moves.max_text_length)
+                     refuse("check_moves", "text is longer than max_text_length (" +
+                                               std::to_string(moves.max_text_length) +
+                                               " characters)");
                  const size_t count = self.order.size();
                  std::string cells(CORE_RULES * count, '\0');
                  mathy_native::MoveChecker checker(self, text, moves);
@@ -638,7 +643,7 @@ PYBIND11_MODULE(_native, module) {
                                  checker.check(rule, static_cast<int>(column)));
                  return py::bytes(cells);
              },
-             py::arg("text"), py::arg("preferred_commute"), py::arg("limits"),
+             py::arg("text"), py::arg("preferred_commute").noconvert(), py::arg("limits"),
              "masks.py's checks of the moves `mask(preferred_commute)` accepts, on this "
              "expression parsed from `text` (the seed of values.py's points), `limits` "
              "being the library's (admission.MOVE_LIMITS): row-major (rule, node) bytes, "

@@ -405,6 +405,25 @@ def test_admission_checks_its_limit() -> None:
             expression.admission(limit)
 
 
+def test_check_moves_checks_its_limits_and_text() -> None:
+    from mathy_envs._engine.admission import MOVE_LIMITS
+    from mathy_envs.limits import MAX_TEXT_LENGTH
+
+    text = "4x^(1 + 1) + 2x"
+    native, expression = native_expression(text)
+    verdicts = expression.check_moves(text, False, list(MOVE_LIMITS))
+    assert len(verdicts) == native.CORE_RULES * len(expression) and 1 in verdicts
+    bad = [list(MOVE_LIMITS)[:-1], list(MOVE_LIMITS) + [1], [0] + list(MOVE_LIMITS)[1:]]
+    for limits in bad + [list(MOVE_LIMITS)[:-1] + [10**6]]:
+        with pytest.raises(ValueError, match="check_moves"):
+            expression.check_moves(text, False, limits)
+    # The text the points are seeded with is the expression's, within the limits.
+    with pytest.raises(ValueError, match="max_text_length"):
+        expression.check_moves(text + " " * MAX_TEXT_LENGTH, False, list(MOVE_LIMITS))
+    with pytest.raises(TypeError):
+        expression.check_moves(text, None, list(MOVE_LIMITS))
+
+
 def test_rewrite_values_checks_its_points_and_roots_first() -> None:
     native, expression = native_expression()
     point = [1] * 52
