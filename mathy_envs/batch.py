@@ -40,6 +40,7 @@ from mathy_core import ExpressionParser
 
 from ._engine import (
     MAX_KERNEL_THREADS,
+    MOVE_GOALS,
     NATIVE_GOALS,
     SLOT_LEFT,
     SLOT_OFFER_LEFT,
@@ -415,6 +416,7 @@ class StepBatch:
         # reward by moves left.
         self._scoring: Optional[Tuple[Tuple[Any, ...], Scoring]] = None
         self._tables: Dict[int, Tuple[List[float], List[float]]] = {}
+        self._losses: Optional[Tuple[Any, Tuple[List[float], float]]] = None
 
     _KEPT = (
         "observations", "masks", "rewards", "terminated", "truncated", "won", "valid",
@@ -707,7 +709,11 @@ class StepBatch:
         reason = _library_code_reason(env)
         if reason is not None or not isinstance(env, GoalEnv):
             return reason
-        if env.goal_depends_on_history:
+        goal_class = _goal_class(type(env))
+        library = None if goal_class is None else _library(goal_class)
+        if env.goal_depends_on_history and (library is None or library.goal not in MOVE_GOALS):
+            # (A goal of MOVE_GOALS depends only on the move and the expression
+            # it was made on, which the kernel holds.)
             return f"{type(env).__name__}'s goal depends on the history (goal_depends_on_history)"
         if env.verbose:
             return "the env is verbose (it prints every step)"
@@ -759,6 +765,17 @@ class StepBatch:
             scoring.timestep,
         ):
             return None
+        if library.goal in MOVE_GOALS:
+            # The lose signal depends on the move: the env's own, as a table.
+            if not isinstance(env, GoalEnv):
+                return None
+            if self._losses is None or self._losses[0] != key:
+                losses = env.native_losses(self._length)
+                if losses is None:
+                    return None
+                self._losses = (key, losses)
+            if not self._kernel.set_losses(self._losses[0], *self._losses[1]):
+                return None
         return _Plan(bool(commute_preference(rules)), scoring, env._expressions, library.goal)
 
     def _hash(self, problem_type: str) -> Tuple[float, float]:

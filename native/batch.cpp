@@ -13,6 +13,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <exception>
@@ -193,6 +194,20 @@ class Batch {
         scoring_.lose = lose;
         scoring_.timestep = timestep;
         scoring_.set = true;
+    }
+
+    // The lose signal of the steps of goal GOAL_ACTED_AT_LIKE_TERM (`env`'s
+    // own, as data): `table[largest * L + distance]` for a move at `distance`
+    // nodes from the nearest term with a like term, `largest` being the
+    // largest term position, and `plain` where the sum has no such term.
+    void set_losses(std::vector<double> table, double plain) {
+        const auto held = hold("set_losses");
+        const auto length = static_cast<std::size_t>(length_);
+        if (table.size() != length * length)
+            refuse("set_losses", "table must hold L * L = " + std::to_string(length * length) +
+                                     " values, got " + std::to_string(table.size()));
+        losses_ = std::move(table);
+        plain_loss_ = plain;
     }
 
     void load(py::ssize_t slot, const Parsed& parse, std::string text, long left,
@@ -436,9 +451,10 @@ class Batch {
         return true;
     }
 
-    // `Scoring.verdict(won, moves_left, max_moves, visits, rule)` from the data.
-    std::pair<double, bool> verdict(const Slot& s, bool won, long left, long visits,
-                                    int rule) const {
+    // `Scoring.verdict(won, moves_left, max_moves, visits, rule)` from the data,
+    // a loss being `lose`.
+    std::pair<double, bool> verdict(const Slot& s, bool won, long left, long visits, int rule,
+                                    double lose) const {
         for (const int check : scoring_.order) {
             switch (check) {
                 case CHECK_OVERSIZE:
@@ -447,11 +463,11 @@ class Batch {
                     if (won) return {s.wins[static_cast<std::size_t>(left)], true};
                     break;
                 case CHECK_OUT_OF_MOVES:
-                    if (left <= 0) return {scoring_.lose, true};
+                    if (left <= 0) return {lose, true};
                     break;
                 case CHECK_REVISIT:
                     if (scoring_.penalize_revisits && visits > 1) {
-                        if (visits > scoring_.max_visits) return {scoring_.lose, true};
+                        if (visits > scoring_.max_visits) return {lose, true};
                         return {scoring_.revisit_penalty * static_cast<double>(visits), false};
                     }
                     break;
@@ -473,6 +489,27 @@ class Batch {
             return LEFT;  // not held, no budget table, or invalid: the env decides
         const int rule = static_cast<int>(action / length_);
         const int column = static_cast<int>(action % length_);
+        // A goal told from the move: its node against the terms of the
+        // expression it was made on.
+        bool acted_alike = false;
+        double lose = scoring_.lose;
+        if (goal == GOAL_ACTED_AT_LIKE_TERM) {
+            if (losses_.empty()) return LEFT;
+            std::vector<int> likes, terms;
+            if (s.parse.tree.like_term_positions(s.parse.order, likes, terms) != Tree::YES)
+                return LEFT;
+            acted_alike = std::find(likes.begin(), likes.end(), column) != likes.end();
+            if (likes.empty() || terms.empty()) {
+                lose = plain_loss_;
+            } else {
+                int distance = length_;
+                for (const int like : likes) distance = std::min(distance, std::abs(column - like));
+                const int largest = terms.back();
+                if (distance >= length_ || largest >= length_) return LEFT;
+                lose = losses_[static_cast<std::size_t>(largest) * static_cast<std::size_t>(length_) +
+                               static_cast<std::size_t>(distance)];
+            }
+        }
         Parsed next;
         std::string text;
         // The move's result as the expression's checks kept it, else made now
@@ -508,7 +545,8 @@ class Batch {
         s.text = std::move(text);
         s.moves = std::move(moves);
         s.left = left;
-        const std::pair<double, bool> scored = verdict(s, *won, left, visits, rule);
+        const bool goal_met = goal == GOAL_ACTED_AT_LIKE_TERM ? acted_alike : *won;
+        const std::pair<double, bool> scored = verdict(s, goal_met, left, visits, rule, lose);
         rewards_.mutable_data()[slot] = scored.first;
         terminated_.mutable_data()[slot] = scored.second;
         valid_.mutable_data()[slot] = true;
@@ -531,6 +569,8 @@ class Batch {
     bool revisits_, mask_revisits_;
     std::vector<float> revisit_values_;
     MoveLimits moves_;
+    std::vector<double> losses_;  // set_losses' table
+    double plain_loss_ = 0.0;
     py::ssize_t head_ = 3, width_ = 0;
     Scoring scoring_;
     std::vector<Slot> slots_;
@@ -577,6 +617,11 @@ void bind_batch(py::module_& module) {
              py::arg("lose"), py::arg("timestep"),
              "The reward scheme's scoring as data (mathy_envs.rewards.Scoring), `order` "
              "as indexes into `SCORING_CHECKS`.")
+        .def("set_losses", &Batch::set_losses, py::arg("table"), py::arg("plain"),
+             "The lose signal of the steps of the goal \"acted at a like term\", as "
+             "data: `table[largest * L + distance]` (L * L values) for a move at "
+             "`distance` positions from the nearest term with a like term, `largest` "
+             "the largest term position; `plain` where the sum has no such term.")
         .def("load", &Batch::load, py::arg("slot"), py::arg("expression"), py::arg("text"),
              py::arg("left"), py::arg("visits"), py::arg("first"), py::arg("first_key"),
              py::arg("hash0"), py::arg("hash1"), py::arg("times"), py::arg("wins"),

@@ -592,6 +592,17 @@ PYBIND11_MODULE(_native, module) {
              "term of its sum forms one contiguous run), or None where the native core "
              "leaves it to the Python path (an exponent a double does not hold "
              "exactly).")
+        .def("like_term_positions",
+             [](const Parsed& self) -> std::optional<std::pair<std::vector<int>, std::vector<int>>> {
+                 std::vector<int> likes, terms;
+                 if (self.tree.like_term_positions(self.order, likes, terms) != Tree::YES)
+                     return std::nullopt;
+                 return std::make_pair(likes, terms);
+             },
+             "mathy_envs' `like_term_indexes` and `term_indexes` of the in-order nodes: "
+             "the positions of the root sum's terms that have a like term elsewhere in "
+             "it, and of all its terms, sorted; None where the native core leaves them "
+             "to the Python path (an exponent a double does not hold exactly).")
         .def("simplified",
              [](const Parsed& self) -> std::optional<bool> {
                  const Tree::Answer answer = self.tree.simplified();

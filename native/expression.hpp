@@ -105,6 +105,20 @@ inline bool truthy(bool present, double number) { return present && number != 0.
 enum FactorPosition { F_NONE, F_SIMPLE, F_CHAINED_LEFT, F_CHAINED_RIGHT, F_CHAINED_BOTH,
                       F_CHAINED_LEFT_RIGHT, F_CHAINED_RIGHT_LEFT };
 
+// terms.py's `term_kind` of a term: get_term's sorted variables and exponent,
+// or a kind of its own (`own`: the term's node).
+struct TermKindKey {
+    int own = -1;
+    std::string variables;
+    bool has_exponent = false;
+    double exponent = 0.0;
+    bool operator==(const TermKindKey& other) const {
+        if (own != -1 || other.own != -1) return own == other.own;
+        return variables == other.variables && has_exponent == other.has_exponent &&
+               (!has_exponent || exponent == other.exponent);
+    }
+};
+
 // Hashes of keys (`key_hash`), kept by their key.
 using KeyHashes = std::unordered_map<std::string, uint64_t>;
 
@@ -136,6 +150,13 @@ class Tree {
     // mathy_envs' `like_terms_grouped(root)` (mathy_envs/_engine/terms.py): every
     // kind of term of the root's sum forms one contiguous run.
     Answer like_terms_grouped() const;
+    // terms.py's `like_term_indexes` and `term_indexes` of the in-order nodes
+    // `order`: the positions of the root sum's terms that have a like term,
+    // and of all its terms, sorted; UNKNOWN as like_terms_grouped.
+    Answer like_term_positions(const std::vector<int>& order, std::vector<int>& likes,
+                               std::vector<int>& terms) const;
+    // terms.py's `sum_terms` of the root, and each one's `term_kind`.
+    Answer sum_term_kinds(std::vector<int>& terms, std::vector<TermKindKey>& kinds) const;
     // mathy_core's `get_terms(root)`.
     std::vector<int> terms() const;
 

@@ -51,9 +51,11 @@ enum Goal : int {
     GOAL_SIMPLIFIED,            // mathy_core's is_simplified
     GOAL_FACTOR_OUT_APPLIES,    // a valid cell in factor out's mask row
     GOAL_LIKE_TERMS_GROUPED,    // terms.py's like_terms_grouped
+    GOAL_ACTED_AT_LIKE_TERM,    // the move's node is a term with a like term (the step tells)
     GOAL_COUNT,
 };
-constexpr const char* GOAL_NAMES[] = {"simplified", "factor out applies", "like terms grouped"};
+constexpr const char* GOAL_NAMES[] = {"simplified", "factor out applies", "like terms grouped",
+                                      "acted at a like term"};
 static_assert(sizeof(GOAL_NAMES) / sizeof(GOAL_NAMES[0]) == GOAL_COUNT, "one name per goal");
 
 // Parse `text` (its UTF-8) as mathy_core would, with its in-order nodes; false
@@ -88,7 +90,8 @@ struct FlatLimits {
 // mask into `mask` (R*L bytes, row-major (rule, node), zero padded). The mask
 // of an expression that is not safe (admission.py) is checked move by move
 // (checks.hpp), with `text`, the expression's text, and `limits.moves`.
-// Returns the goal's verdict of the expression, or nothing, having written
+// Returns the goal's verdict of the expression (false for a goal the step
+// tells from the move, GOAL_ACTED_AT_LIKE_TERM), or nothing, having written
 // nothing, where the library's Python path must take over: an equation, a
 // float constant or a value check out of the native core's reach in an
 // expression that is not safe (or no `text` or `limits.moves` for one), more

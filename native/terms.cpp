@@ -253,11 +253,20 @@ Tree::Answer Tree::simplified() const {
     return YES;
 }
 
-Tree::Answer Tree::like_terms_grouped() const {
+namespace {
+
+// terms.py's `term_kind` of a term: get_term's sorted variables and exponent,
+// or a kind of its own (the term's node).
+}  // namespace
+
+// terms.py's `sum_terms` of the root and the `term_kind` of each; UNKNOWN where
+// an exponent is one a double does not compare as Python does.
+Tree::Answer Tree::sum_term_kinds(std::vector<int>& found, std::vector<TermKindKey>& kinds) const {
+    found.clear();
+    kinds.clear();
     if (root == NO_NODE) return UNKNOWN;
     // sum_terms: the nodes reached from the root through add and subtract nodes
     // (with both children) only, left to right.
-    std::vector<int> found;
     std::vector<int> stack{root};
     while (!stack.empty()) {
         const int node = stack.back();
@@ -273,30 +282,22 @@ Tree::Answer Tree::like_terms_grouped() const {
     // term_kind of each: get_term's sorted variables and exponent, of the term or
     // else of its factor that holds the variables (_without_constant_factors);
     // any other term is a kind of its own (its node).
-    struct Kind {
-        int own = NO_NODE;  // a kind of its own: the term's node
-        TermKey key;
-        bool operator==(const Kind& other) const {
-            if (own != NO_NODE || other.own != NO_NODE) return own == other.own;
-            return key.variables == other.key.variables &&
-                   key.has_exponent == other.key.has_exponent &&
-                   (!key.has_exponent || key.exponent == other.key.exponent);
-        }
-    };
     constexpr int64_t EXACT = int64_t(1) << 53;  // whole numbers a double holds
-    auto kind_of = [&](int term, Kind& kind) -> bool {
+    for (const int term : found) {
+        TermKindKey kind;
         int node = term;
-        for (int attempt = 0; attempt < 2; ++attempt) {
-            if (term_key(node, kind.key.variables, kind.key.has_exponent, kind.key.exponent) ==
-                YES) {
-                if (kind.key.has_exponent) {
+        bool known = false;
+        for (int attempt = 0; attempt < 2 && !known; ++attempt) {
+            if (term_key(node, kind.variables, kind.has_exponent, kind.exponent) == YES) {
+                if (kind.has_exponent) {
                     // The exponent node: compared as Python compares numbers, which
                     // a double does only up to 2^53.
-                    const double value = kind.key.exponent;
+                    const double value = kind.exponent;
                     if (!std::isfinite(value) || std::fabs(value) > static_cast<double>(EXACT))
-                        return false;
+                        return UNKNOWN;
                 }
-                return true;
+                known = true;
+                break;
             }
             if (attempt == 1) break;
             // _without_constant_factors(term).
@@ -308,22 +309,52 @@ Tree::Answer Tree::like_terms_grouped() const {
                 else break;
             }
         }
-        kind.own = term;
-        return true;
-    };
-    std::vector<Kind> finished;
-    Kind current;
+        if (!known) kind.own = term;
+        kinds.push_back(kind);
+    }
+    return YES;
+}
+
+Tree::Answer Tree::like_terms_grouped() const {
+    std::vector<int> found;
+    std::vector<TermKindKey> kinds;
+    if (sum_term_kinds(found, kinds) == UNKNOWN) return UNKNOWN;
+    std::vector<TermKindKey> finished;
+    TermKindKey current;
     bool started = false;
-    for (int term : found) {
-        Kind kind;
-        if (!kind_of(term, kind)) return UNKNOWN;
+    for (const TermKindKey& kind : kinds) {
         if (started && kind == current) continue;
-        for (const Kind& done : finished)
+        for (const TermKindKey& done : finished)
             if (done == kind) return NO;
         if (started) finished.push_back(current);
         current = kind;
         started = true;
     }
+    return YES;
+}
+
+Tree::Answer Tree::like_term_positions(const std::vector<int>& order, std::vector<int>& likes,
+                                       std::vector<int>& terms) const {
+    likes.clear();
+    terms.clear();
+    if (order.empty()) return YES;  // no nodes: no terms
+    std::vector<int> found;
+    std::vector<TermKindKey> kinds;
+    if (sum_term_kinds(found, kinds) == UNKNOWN) return UNKNOWN;
+    // Each node's index in the in-order list: its last, as a dict of ids keeps it.
+    std::vector<int> position(nodes.size(), -1);
+    for (std::size_t i = 0; i < order.size(); ++i)
+        position[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
+    for (std::size_t t = 0; t < found.size(); ++t) {
+        const int at = position[static_cast<std::size_t>(found[t])];
+        if (at < 0) continue;
+        terms.push_back(at);
+        int alike = 0;
+        for (const TermKindKey& kind : kinds) alike += kind == kinds[t];
+        if (alike > 1) likes.push_back(at);
+    }
+    std::sort(terms.begin(), terms.end());
+    std::sort(likes.begin(), likes.end());
     return YES;
 }
 

@@ -25,6 +25,8 @@ from mathy_envs.batch import StepBatch
 from mathy_envs._support.pristine import pristine
 from mathy_envs._env.actions import sample_valid_actions
 from mathy_envs.envs import ENV_TASKS, PolyCommuteLikeTerms, PolyGroupLikeTerms, PolySimplify
+from mathy_envs.envs.goal import GoalEnv
+from mathy_envs.envs.poly_simplify import poly_simplify_problem
 from mathy_envs._engine import kernel_unavailable, native_built
 from mathy_envs._engine.native import CORE
 from mathy_envs.observations.flat import flat_head
@@ -858,12 +860,19 @@ def test_native_reason_follows_the_env_as_it_changes() -> None:
     assert batch.native_reason == kernel_unavailable()
 
 
+class _GoalOfItsOwn(GoalEnv):
+    namespace = "tests.goal.of.its.own"
+    generator = staticmethod(poly_simplify_problem)
+
+    def is_goal(self, env_state: MathyEnvState, expression: Any) -> bool:
+        return False
+
+
 def test_an_env_whose_goal_the_native_core_does_not_know_says_so() -> None:
-    batch = StepBatch(ENV_TASKS["poly-like-terms-haystack"](), 2)
+    batch = StepBatch(_GoalOfItsOwn(), 2)
     batch.reset(seed=0)
-    name = ENV_TASKS["poly-like-terms-haystack"].__name__
     assert batch.native_reason == (
-        f"{name}'s goal is not one the native core knows (its class declares no "
+        "_GoalOfItsOwn's goal is not one the native core knows (its class declares no "
         "native_goal)"
     )
     batch.step(sample_valid_actions(batch.masks, np.random.default_rng(0)))
@@ -910,12 +919,29 @@ def test_only_the_librarys_classes_declare_a_native_goal() -> None:
     assert compared > 0 and batch.native_fraction == 0.0
 
 
-@pytest.mark.parametrize("task", ["poly-commute", "poly-grouping"])
+class _HaystackLosingItsWay(ENV_TASKS["poly-like-terms-haystack"]):  # type: ignore[misc, valid-type]
+    def lose_at_distance(self, distance: int, largest: int) -> float:
+        return -5.0
+
+
+def test_a_lose_signal_of_your_own_is_yours() -> None:
+    # The kernel reads PolyHaystackLikeTerms' lose signal as a table the env's
+    # own method makes; a subclass's method sends the steps to get_next_state.
+    penalize: Any = {"invalid_action_response": "penalize"}
+    batch = StepBatch(_HaystackLosingItsWay(**penalize), 4)
+    assert batch.native_reason == "_HaystackLosingItsWay overrides lose_at_distance"
+    compared, ended = check_steps(batch, _HaystackLosingItsWay(**penalize), steps=10, seed=3)
+    assert compared > 0 and ended > 0 and batch.native_fraction == 0.0
+
+
+@pytest.mark.parametrize("task", ["poly-commute", "poly-grouping", "poly-like-terms-haystack"])
 def test_the_goals_of_the_term_tasks_are_told_by_the_native_kernel(task: str) -> None:
     # PolyCommuteLikeTerms is won when factor out applies somewhere (the kernel
     # tells it from the new expression's mask), PolyGroupLikeTerms when like
-    # terms are grouped (the native core's verdict): their wins are
-    # get_next_state's.
+    # terms are grouped (the native core's verdict), PolyHaystackLikeTerms when
+    # the move acts at a term with a like term (told from the move; its lose
+    # signal, which depends on the move's distance to one, from the env's own
+    # table): their wins and losses are get_next_state's.
     penalize: Any = {"invalid_action_response": "penalize"}
     env_class = ENV_TASKS[task]
     batch = StepBatch(env_class(**penalize), 8)

@@ -33,10 +33,12 @@ name here gives the same result on the native core and on the pure-Python one
 from .admission import SAFE_CONSTANT, SAFE_SIZE, admit
 from .expressions import ParsedExpression, private_entry
 from .kernel import (
+    GOAL_ACTED_AT_LIKE_TERM,
     GOAL_FACTOR_OUT_APPLIES,
     GOAL_LIKE_TERMS_GROUPED,
     GOAL_SIMPLIFIED,
     MAX_KERNEL_THREADS,
+    MOVE_GOALS,
     NATIVE_GOALS,
     SLOT_LEFT,
     SLOT_OFFER_LEFT,
@@ -165,7 +167,9 @@ __all__ = (
     "rewritten_entry",
     "rule_nodes",
     "GOAL_FACTOR_OUT_APPLIES",
+    "GOAL_ACTED_AT_LIKE_TERM",
     "GOAL_LIKE_TERMS_GROUPED",
     "GOAL_SIMPLIFIED",
+    "MOVE_GOALS",
     "NATIVE_GOALS",
 )

@@ -41,9 +41,18 @@ cell in factor out's row of the new expression's mask."""
 GOAL_LIKE_TERMS_GROUPED = "like terms grouped"
 """Every kind of term of the sum forms one contiguous run (`like_terms_grouped`):
 the native core's verdict on the new expression."""
-NATIVE_GOALS = frozenset({GOAL_SIMPLIFIED, GOAL_FACTOR_OUT_APPLIES, GOAL_LIKE_TERMS_GROUPED})
-"""The goals the kernel tells of each new expression (an env class's
-`native_goal`)."""
+GOAL_ACTED_AT_LIKE_TERM = "acted at a like term"
+"""The goal of PolyHaystackLikeTerms: the move's node is a term of the sum that
+has a like term elsewhere in it (`like_term_indexes` of the expression the move
+was made on), which the kernel tells from the move."""
+NATIVE_GOALS = frozenset(
+    {GOAL_SIMPLIFIED, GOAL_FACTOR_OUT_APPLIES, GOAL_LIKE_TERMS_GROUPED, GOAL_ACTED_AT_LIKE_TERM}
+)
+"""The goals the kernel tells (an env class's `native_goal`)."""
+MOVE_GOALS = frozenset({GOAL_ACTED_AT_LIKE_TERM})
+"""The goals told from the move and the expression it was made on (their envs'
+goals depend on the history), whose lose signal the kernel reads from a table
+(`BatchKernel.set_losses`)."""
 
 def kernel_unavailable() -> Optional[str]:
     """Why no step can be native in this process (a sentence), or None when
@@ -75,7 +84,7 @@ class BatchKernel:
     holds no slot (the batch loads them again).
     """
 
-    __slots__ = ("_native", "_arrays", "_settings", "_scoring")
+    __slots__ = ("_native", "_arrays", "_settings", "_scoring", "_losses")
 
     def __init__(
         self,
@@ -95,6 +104,7 @@ class BatchKernel:
         self._arrays = (observations, masks, offered, rewards, terminated, valid, oversize, left)
         self._settings = (int(length), bool(revisits), bool(mask_revisits), list(revisit_values))
         self._scoring: Optional[Tuple[Any, ...]] = None
+        self._losses: Optional[object] = None
         self._native = self._make()
 
     def _make(self) -> "Optional[NativeBatch]":
@@ -110,6 +120,7 @@ class BatchKernel:
         self._arrays = state["_arrays"]
         self._settings = state["_settings"]
         self._scoring = None
+        self._losses = None
         self._native = self._make()
 
     @property
@@ -160,6 +171,24 @@ class BatchKernel:
             float(timestep),
         )
         self._scoring = data
+        return True
+
+    def set_losses(self, key: object, table: Sequence[float], plain: float) -> bool:
+        """The lose signal of the steps of a goal of `MOVE_GOALS`, as data (an
+        env's `native_losses`): `table[largest * L + distance]` for a move at
+        `distance` positions from the nearest term with a like term, `largest`
+        the largest term position, and `plain` where the sum has none; `key`
+        names the data (given again, nothing is sent). False, changing nothing,
+        where the native core does not read it as Python computes it."""
+        if self._native is None:
+            return False
+        if self._losses == key:
+            return True
+        numbers = [*table, plain]
+        if not all(isinstance(number, float) for number in numbers):
+            return False
+        self._native.set_losses(list(table), plain)
+        self._losses = key
         return True
 
     def load(
@@ -269,9 +298,11 @@ def _goal_index(goal: str) -> int:
 
 
 __all__ = (
+    "GOAL_ACTED_AT_LIKE_TERM",
     "GOAL_FACTOR_OUT_APPLIES",
     "GOAL_LIKE_TERMS_GROUPED",
     "GOAL_SIMPLIFIED",
+    "MOVE_GOALS",
     "NATIVE_GOALS",
     "MAX_KERNEL_THREADS",
     "exact_key",

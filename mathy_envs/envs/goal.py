@@ -1,6 +1,6 @@
 """`GoalEnv`: the shared shape of the built-in tasks, won when a goal holds."""
 
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar, List, Optional, Tuple
 
 from mathy_core import MathExpression
 
@@ -62,6 +62,16 @@ class GoalEnv(MathyEnv):
     through `get_next_state`); a class of yours that declares it is not
     believed."""
     supports_equations = False
+
+    def native_losses(self, length: int) -> Optional[Tuple[List[float], float]]:
+        """The lose signal as data for the native batch kernel, where it
+        depends on the last move (a goal told from the move, such as
+        PolyHaystackLikeTerms'): `(table, plain)`, `table[largest * length +
+        distance]` the signal of a last move at `distance` nodes from the
+        nearest term with a like term, `largest` the largest term index, and
+        `plain` where the sum has no such term. None (the default): the lose
+        signal does not depend on the move."""
+        return None
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -26,7 +26,8 @@ from ..problems import (
     shuffled,
 )
 from ..state import MathyEnvState
-from .._engine import like_term_indexes, term_indexes
+from .._support.pristine import pristine
+from .._engine import GOAL_ACTED_AT_LIKE_TERM, like_term_indexes, term_indexes
 from ..types import EnvRewards, MathyEnvDifficulty, MathyEnvProblem, MathyEnvProblemArgs
 from .generation import generator_difficulty
 from .goal import GoalEnv
@@ -66,6 +67,7 @@ def haystack_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedPr
     return retry(build, lambda parsed: False, "haystack_like_terms")
 
 
+@pristine
 class PolyHaystackLikeTerms(GoalEnv):
     """Act on a term that has a like term somewhere else in the sum.
 
@@ -109,6 +111,7 @@ class PolyHaystackLikeTerms(GoalEnv):
 
     moves_per_complexity = 1
     goal_depends_on_history = True
+    native_goal = GOAL_ACTED_AT_LIKE_TERM
 
     def __init__(self, preferred_term_commute: bool = True, **kwargs: Any) -> None:
         super().__init__(preferred_term_commute=preferred_term_commute, **kwargs)
@@ -153,7 +156,20 @@ class PolyHaystackLikeTerms(GoalEnv):
         if not likes or not terms:
             return EnvRewards.LOSE
         distance = min(abs(index - like) for like in likes)
-        return EnvRewards.LOSE - min(1.0, distance / max(1, max(terms)))
+        return self.lose_at_distance(distance, max(terms))
+
+    def lose_at_distance(self, distance: int, largest: int) -> float:
+        """The lose signal of a last move at `distance` nodes from the nearest
+        like term, the largest term index being `largest`."""
+        return EnvRewards.LOSE - min(1.0, distance / max(1, largest))
+
+    def native_losses(self, length: int) -> Optional[Tuple[List[float], float]]:
+        table = [
+            float(self.lose_at_distance(distance, largest))
+            for largest in range(length)
+            for distance in range(length)
+        ]
+        return table, float(EnvRewards.LOSE)
 
 
 __all__ = (

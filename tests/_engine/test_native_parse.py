@@ -45,7 +45,12 @@ from mathy_envs._engine.native import CORE
 from mathy_envs._engine.native_parse import KINDS, native_tree, reads_as_native
 from mathy_envs._engine.parsers import new_parser
 from mathy_envs._engine.rules import core_rules
-from mathy_envs._engine.terms import is_simplified, like_terms_grouped
+from mathy_envs._engine.terms import (
+    is_simplified,
+    like_term_indexes,
+    like_terms_grouped,
+    term_indexes,
+)
 from mathy_envs._engine.values import (
     POINTS,
     PRIME,
@@ -265,6 +270,12 @@ def compare(text: str) -> bool:
     grouped = parsed.like_terms_grouped()
     wanted_grouped = _python_grouped(expected)
     assert grouped == wanted_grouped or grouped is None, (text, grouped, wanted_grouped)
+    # The goal of PolyHaystackLikeTerms and its lose signal: terms.py's term
+    # positions, or None where the Python path answers (or raises).
+    positions = parsed.like_term_positions()
+    wanted_positions = _python_positions(nodes)
+    assert positions == wanted_positions or positions is None, (text, positions, wanted_positions)
+    assert (positions is None) == (grouped is None), text
     compare_values(parsed, expected, text)
     # Admission (limits, safety, equations) reads the native core's look at the
     # nodes as it reads mathy_core's tree.
@@ -331,6 +342,15 @@ def _python_grouped(tree: MathExpression) -> Optional[bool]:
     """terms.py's `like_terms_grouped(tree)`, or None where it raises."""
     try:
         return like_terms_grouped(tree)
+    except Exception:  # mathy_core's get_term asserts on what it does not expect
+        return None
+
+
+def _python_positions(nodes: List[MathExpression]) -> Optional[Tuple[List[int], List[int]]]:
+    """terms.py's `like_term_indexes` and `term_indexes` of in-order `nodes`,
+    or None where they raise."""
+    try:
+        return like_term_indexes(nodes), term_indexes(nodes)
     except Exception:  # mathy_core's get_term asserts on what it does not expect
         return None
 
