@@ -516,17 +516,7 @@ PYBIND11_MODULE(_native, module) {
              "constants)`, safe before the size test, and the values of the constants "
              "to check against the limits, in action order.")
         .def("variable_powers",
-             [](const Parsed& self) {
-                 for (const auto& n : self.tree.nodes) {
-                     if (n.kind != mathy_native::POWER || n.left == mathy_native::NO_NODE) continue;
-                     const auto& base = self.tree.nodes[n.left];
-                     const bool whole = n.right != mathy_native::NO_NODE &&
-                                        self.tree.nodes[n.right].kind == mathy_native::CONSTANT &&
-                                        !self.tree.nodes[n.right].is_float;
-                     if (base.kind == mathy_native::VARIABLE && !whole) return true;
-                 }
-                 return false;
-             },
+             [](const Parsed& self) { return mathy_native::variable_powers(self.tree); },
              "Whether a power of a variable has an exponent that is not an integer "
              "constant (values.py's `root_denominators` is then ROOT_DENOMINATORS).")
         .def("variables",

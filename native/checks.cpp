@@ -12,24 +12,6 @@ namespace {
 constexpr int VARIABLE_SLOTS = 52;  // `a`-`z` then `A`-`Z`
 constexpr int64_t MAX_ROOTS = int64_t(1) << 45;  // values.py's MAX_DEGREE
 
-int variable_slot(char name) {
-    if (name >= 'a' && name <= 'z') return name - 'a';
-    if (name >= 'A' && name <= 'Z') return 26 + (name - 'A');
-    return -1;
-}
-
-// `variable_powers`: a power of a variable whose exponent is not an integer
-// constant (values.py's `root_denominators` is then ROOT_DENOMINATORS).
-bool variable_powers(const Tree& tree) {
-    for (const Node& n : tree.nodes) {
-        if (n.kind != POWER || n.left == NO_NODE) continue;
-        const bool whole = n.right != NO_NODE && tree.nodes[n.right].kind == CONSTANT &&
-                           !tree.nodes[n.right].is_float;
-        if (tree.nodes[n.left].kind == VARIABLE && !whole) return true;
-    }
-    return false;
-}
-
 // Whether `text` holds a run of at least `length` characters of digits and
 // points (limits.py's `_LONG_NUMBER`, past which `_check_digits` reads it).
 bool has_long_number(const std::string& text, int64_t length) {
@@ -58,6 +40,33 @@ bool nests_deeper(const std::string& text, int64_t limit) {
 }
 
 }  // namespace
+
+bool variable_powers(const Tree& tree) {
+    for (const Node& n : tree.nodes) {
+        if (n.kind != POWER || n.left == NO_NODE) continue;
+        const bool whole = n.right != NO_NODE && tree.nodes[n.right].kind == CONSTANT &&
+                           !tree.nodes[n.right].is_float;
+        if (tree.nodes[n.left].kind == VARIABLE && !whole) return true;
+    }
+    return false;
+}
+
+MoveVerdict admitted(const Tree& tree, const Tree::Admission& a, const MoveLimits& limits) {
+    for (const int index : a.constants) {
+        const Node& n = tree.nodes[static_cast<std::size_t>(index)];
+        if (n.is_float) return MOVE_UNKNOWN;
+        if (n.int_value < -limits.max_constant || n.int_value > limits.max_constant)
+            return MOVE_BREAKS;
+    }
+    if (a.check_value) {
+        // `defined_natively`: every variable 1, of degree ROOT_DENOMINATORS.
+        const std::vector<uint64_t> ones(VARIABLE_SLOTS, 1);
+        uint64_t value = 0;
+        if (!tree.point_value(tree.root, ones.data(), limits.root_denominators, value))
+            return MOVE_UNKNOWN;  // check_defined's verdict is the Python path's
+    }
+    return MOVE_KEEPS;
+}
 
 bool move_limits(const std::vector<int64_t>& values, MoveLimits& out, std::string& why) {
     if (values.size() != MOVE_LIMIT_COUNT) {
@@ -161,22 +170,8 @@ MoveVerdict MoveChecker::admissible(const std::string& text, Parsed& after) cons
     // The levels of a tree are at most its nodes.
     if (count > limits_.max_depth && after.tree.walk().levels > limits_.max_depth)
         return MOVE_BREAKS;
-    const Tree::Admission a = after.tree.admission(after.order, limits_.safe_constant);
-    for (const int index : a.constants) {
-        const Node& n = after.tree.nodes[static_cast<std::size_t>(index)];
-        if (n.is_float) return MOVE_UNKNOWN;  // floats' limits are the Python path's
-        if (n.int_value < -limits_.max_constant || n.int_value > limits_.max_constant)
-            return MOVE_BREAKS;
-    }
-    if (a.check_value) {
-        // `defined_natively`: every variable 1, of degree ROOT_DENOMINATORS.
-        const std::vector<uint64_t> ones(VARIABLE_SLOTS, 1);
-        uint64_t value = 0;
-        if (!after.tree.point_value(after.tree.root, ones.data(), limits_.root_denominators,
-                                    value))
-            return MOVE_UNKNOWN;  // check_defined's verdict is the Python path's
-    }
-    return MOVE_KEEPS;
+    return admitted(after.tree, after.tree.admission(after.order, limits_.safe_constant),
+                    limits_);
 }
 
 MoveVerdict MoveChecker::check(int rule, int column, MoveResult* kept) {

@@ -44,6 +44,16 @@ enum MoveVerdict : int8_t {
     MOVE_UNKNOWN = 2,  // out of the native core's reach: the Python path decides
 };
 
+// admission.py's look at a parsed text past its safety (`a` its admission):
+// its constants within the limits (MOVE_BREAKS past them; a float's limits
+// are the Python path's), and, where its value must be checked, one the
+// native evaluator reaches (`defined_natively`; MOVE_UNKNOWN otherwise).
+MoveVerdict admitted(const Tree& tree, const Tree::Admission& a, const MoveLimits& limits);
+
+// `variable_powers`: a power of a variable whose exponent is not an integer
+// constant (values.py's `root_denominators` is then ROOT_DENOMINATORS).
+bool variable_powers(const Tree& tree);
+
 // The checks of the moves of one expression, `before` parsed from `text`
 // (the seed of values.py's points), computed once and reused per move.
 class MoveChecker {

@@ -266,6 +266,9 @@ class Tree {
     bool restate_subtraction(int node) const;
 };
 
+// A variable's place among the 52 values of a point (`a`-`z` then `A`-`Z`), or -1.
+int variable_slot(char name);
+
 // `pow(base, exponent, 2**61 - 1)` for an exponent >= 0 (native/values.cpp).
 uint64_t field_power(uint64_t base, int64_t exponent);
 

@@ -44,19 +44,8 @@ std::optional<bool> write_flat(const Parsed& self, const FlatLimits& limits, Goa
     if (!safe) {
         if (text == nullptr || limits.moves == nullptr) return std::nullopt;
         const MoveLimits& moves = *limits.moves;
-        // Admitted as admission.py admits it: constants within the limits (a
-        // float's are the Python path's), a value that exists.
-        for (const int index : a.constants) {
-            const Node& n = tree.nodes[static_cast<std::size_t>(index)];
-            if (n.is_float || n.int_value < -moves.max_constant || n.int_value > moves.max_constant)
-                return std::nullopt;
-        }
-        if (a.check_value) {
-            const std::vector<uint64_t> ones(52, 1);
-            uint64_t value = 0;
-            if (!tree.point_value(tree.root, ones.data(), moves.root_denominators, value))
-                return std::nullopt;
-        }
+        // Admitted as admission.py admits it (else the Python path says how not).
+        if (admitted(tree, a, moves) != MOVE_KEEPS) return std::nullopt;
         checked.assign(static_cast<std::size_t>(cells), 0);
         if (!checked_mask(self, *text, limits.preferred, moves, checked.data(), length,
                           results)) {

@@ -162,6 +162,12 @@ bool combine(Kind kind, const Known& a, const Known& b, Known& result) {
 
 uint64_t field_power(uint64_t base, int64_t exponent) { return power(base % PRIME, exponent); }
 
+int variable_slot(char name) {
+    if (name >= 'a' && name <= 'z') return name - 'a';
+    if (name >= 'A' && name <= 'Z') return 26 + (name - 'A');
+    return -1;
+}
+
 bool Tree::point_value(int node, const uint64_t* variables, int64_t roots,
                        uint64_t& out) const {
     if (roots < 1 || roots > MAX_DEGREE) return false;  // values.py raises past MAX_DEGREE
@@ -179,10 +185,7 @@ bool Tree::point_value(int node, const uint64_t* variables, int64_t roots,
                 return true;
             }
             case VARIABLE: {
-                const char c = n.name;
-                int slot = -1;
-                if (c >= 'a' && c <= 'z') slot = c - 'a';
-                else if (c >= 'A' && c <= 'Z') slot = 26 + (c - 'A');
+                const int slot = variable_slot(n.name);
                 if (slot < 0 || variables[slot] == 0) return false;
                 result.field = variables[slot];
                 result.constant = false;
