@@ -189,6 +189,13 @@ def _library_code_reason(env: MathyEnv) -> Optional[str]:
     return None
 
 
+def _ends_with_its_expression(state: MathyEnvState) -> bool:
+    """Whether the state's history ends with its own expression (a start state
+    of the user's may hold another history, or none)."""
+    history = state.agent.history
+    return bool(history) and history[-1].raw == state.agent.problem
+
+
 _RESET = StepOutcome(0.0, False, False, False, False, False)
 """What the arrays hold for an episode a step reset instead of stepping."""
 
@@ -669,7 +676,11 @@ class StepBatch:
             self._kernel.drop(index)
             return False
         left, max_moves = episode.left, made.max_moves
-        if left > _MAX_NATIVE_MOVES:
+        if left > _MAX_NATIVE_MOVES or (
+            plan.goal in MOVE_GOALS and not episode.taken and not _ends_with_its_expression(made)
+        ):
+            # (The kernel tells a goal of MOVE_GOALS from the move and the
+            # episode's expression; the env, from the history's last text.)
             self._kernel.drop(index)
             return False
         tables = self._tables.get(max_moves)
@@ -711,10 +722,18 @@ class StepBatch:
             return reason
         goal_class = _goal_class(type(env))
         library = None if goal_class is None else _library(goal_class)
-        if env.goal_depends_on_history and (library is None or library.goal not in MOVE_GOALS):
-            # (A goal of MOVE_GOALS depends only on the move and the expression
-            # it was made on, which the kernel holds.)
+        told_from_the_move = library is not None and library.goal in MOVE_GOALS
+        # A goal of MOVE_GOALS depends on the move and the expression it was
+        # made on, which the kernel holds; any other must not depend on the
+        # history. Verdicts kept by text (goal_depends_on_history False) are
+        # the kernel's only for the others.
+        if env.goal_depends_on_history and not told_from_the_move:
             return f"{type(env).__name__}'s goal depends on the history (goal_depends_on_history)"
+        if told_from_the_move and not env.goal_depends_on_history:
+            return (
+                f"{type(env).__name__} keeps its goal's verdicts by expression "
+                "(goal_depends_on_history is False), which the native core does not"
+            )
         if env.verbose:
             return "the env is verbose (it prints every step)"
         if commute_preference(env.rules) is None:

@@ -21,13 +21,14 @@ from helpers import ENV_DIFFICULTY_CASES, run_python, snapshot
 from mathy_core.rules import CommutativeSwapRule
 
 from mathy_envs import MathyEnv, MathyEnvState
+from mathy_envs._env.agent import MathyAgentState, MathyEnvStateStep
 from mathy_envs.batch import StepBatch
 from mathy_envs._support.pristine import pristine
 from mathy_envs._env.actions import sample_valid_actions
 from mathy_envs.envs import ENV_TASKS, PolyCommuteLikeTerms, PolyGroupLikeTerms, PolySimplify
 from mathy_envs.envs.goal import GoalEnv
 from mathy_envs.envs.poly_simplify import poly_simplify_problem
-from mathy_envs._engine import kernel_unavailable, native_built
+from mathy_envs._engine import kernel_unavailable, like_term_indexes, native_built
 from mathy_envs._engine.native import CORE
 from mathy_envs.observations.flat import flat_head
 from mathy_envs.rewards import RewardScheme
@@ -932,6 +933,63 @@ def test_a_lose_signal_of_your_own_is_yours() -> None:
     assert batch.native_reason == "_HaystackLosingItsWay overrides lose_at_distance"
     compared, ended = check_steps(batch, _HaystackLosingItsWay(**penalize), steps=10, seed=3)
     assert compared > 0 and ended > 0 and batch.native_fraction == 0.0
+
+
+class _HaystackKeepingVerdicts(ENV_TASKS["poly-like-terms-haystack"]):  # type: ignore[misc, valid-type]
+    goal_depends_on_history = False
+
+
+class _HaystackStartingElsewhere(ENV_TASKS["poly-like-terms-haystack"]):  # type: ignore[misc, valid-type]
+    # Start states whose history ends with another text (or, `empty`, holds
+    # none): the env judges the first move against the history's last text.
+    empty = False
+
+    def fitting_initial_state(self, params: Any = None) -> Any:
+        state, problem = super().fitting_initial_state(params)
+        agent = state.agent
+        history = [] if self.empty else [MathyEnvStateStep("x + y + x", (-1, -1))]
+        state.agent = MathyAgentState(
+            moves_remaining=agent.moves_remaining, problem=agent.problem,
+            problem_type=agent.problem_type, history=history,
+        )
+        return state, problem
+
+
+def test_a_haystack_goal_kept_by_expression_is_the_envs() -> None:
+    penalize: Any = {"invalid_action_response": "penalize"}
+    batch = StepBatch(_HaystackKeepingVerdicts(**penalize), 4)
+    assert batch.native_reason == (
+        "_HaystackKeepingVerdicts keeps its goal's verdicts by expression "
+        "(goal_depends_on_history is False), which the native core does not"
+    )
+    compared, ended = check_steps(batch, _HaystackKeepingVerdicts(**penalize), steps=20, seed=3)
+    assert compared > 0 and ended > 0 and batch.native_fraction == 0.0
+
+
+def test_a_haystack_start_with_another_history_is_judged_by_the_env() -> None:
+    penalize: Any = {"invalid_action_response": "penalize"}
+    batch = StepBatch(_HaystackStartingElsewhere(**penalize), 6)
+    compared, ended = check_steps(batch, _HaystackStartingElsewhere(**penalize), steps=30, seed=3)
+    assert compared >= 100 and ended > 0
+    if CORE == "native":
+        # The first move of each episode is the env's; the second the kernel's.
+        assert batch.native_reason is None and 0.2 < batch.native_fraction < 0.8
+    # With no history at all, a first move at a like term is not a win.
+    env = _HaystackStartingElsewhere()
+    env.empty = True
+    batch = StepBatch(env, 1)
+    batch.reset(seed=3)
+    state = batch.states[0]
+    assert state.agent.history == []
+    likes = like_term_indexes(env.parse(state.agent.problem).tree.to_list("inorder"))
+    moves = [(rule, node) for rule, node in np.argwhere(env.valid_moves_array(state)) if node in likes]
+    assert moves
+    for rule, node in moves[:4]:
+        probe = StepBatch(env, 1)
+        probe.reset(seed=3)
+        probe.step(np.array([int(rule) * env.max_seq_len + int(node)]))
+        _, time_step, _ = env.get_next_state(state, (int(rule), int(node)))
+        assert probe.rewards[0] == time_step.reward and not probe.won[0]
 
 
 @pytest.mark.parametrize("task", ["poly-commute", "poly-grouping", "poly-like-terms-haystack"])
