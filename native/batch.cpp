@@ -506,7 +506,8 @@ class Batch {
                 for (const int like : likes) distance = std::min(distance, std::abs(column - like));
                 const int largest = terms.back();
                 if (distance >= length_ || largest >= length_) return LEFT;
-                lose = losses_[static_cast<std::size_t>(largest) * static_cast<std::size_t>(length_) +
+                const auto row = static_cast<std::size_t>(largest);
+                lose = losses_[row * static_cast<std::size_t>(length_) +
                                static_cast<std::size_t>(distance)];
             }
         }

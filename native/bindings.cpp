@@ -203,12 +203,7 @@ void check_points(const char* who, const Points& points, int64_t roots) {
 std::optional<std::vector<uint64_t>> point_values(const Tree& tree, int top,
                                                   const Points& points, int64_t roots) {
     std::vector<uint64_t> out;
-    for (const auto& point : points) {
-        uint64_t value = 0;
-        if (top == mathy_native::NO_NODE || !tree.point_value(top, point.data(), roots, value))
-            return std::nullopt;
-        out.push_back(value);
-    }
+    if (!mathy_native::values_at(tree, top, points, roots, out)) return std::nullopt;
     return out;
 }
 
@@ -583,7 +578,8 @@ PYBIND11_MODULE(_native, module) {
              "leaves it to the Python path (an exponent a double does not hold "
              "exactly).")
         .def("like_term_positions",
-             [](const Parsed& self) -> std::optional<std::pair<std::vector<int>, std::vector<int>>> {
+             [](const Parsed& self)
+                 -> std::optional<std::pair<std::vector<int>, std::vector<int>>> {
                  std::vector<int> likes, terms;
                  if (self.tree.like_term_positions(self.order, likes, terms) != Tree::YES)
                      return std::nullopt;

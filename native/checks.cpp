@@ -104,7 +104,7 @@ bool move_limits(const std::vector<int64_t>& values, MoveLimits& out, std::strin
 }
 
 MoveChecker::MoveChecker(const Parsed& before, const std::string& text, const MoveLimits& limits)
-    : before_(before), text_(text), limits_(limits) {
+    : before_(before), limits_(limits) {
     // masks.py's `_value_check`: every variable is `t^roots`.
     roots_ = variable_powers(before.tree) ? limits.root_denominators : 1;
     // values.py's `_variable_points` of the variables of `before`: point p's
@@ -137,12 +137,13 @@ MoveChecker::MoveChecker(const Parsed& before, const std::string& text, const Mo
     prefix_ += '\0';
 }
 
-bool MoveChecker::values_at(const Tree& tree, int top, std::vector<uint64_t>& out) const {
+bool values_at(const Tree& tree, int top, const std::vector<std::vector<uint64_t>>& points,
+               int64_t roots, std::vector<uint64_t>& out) {
     out.clear();
     if (top == NO_NODE) return false;
-    for (const auto& point : points_) {
+    for (const auto& point : points) {
         uint64_t value = 0;
-        if (!tree.point_value(top, point.data(), roots_, value)) return false;
+        if (!tree.point_value(top, point.data(), roots, value)) return false;
         out.push_back(value);
     }
     return true;
@@ -151,7 +152,8 @@ bool MoveChecker::values_at(const Tree& tree, int top, std::vector<uint64_t>& ou
 const std::optional<std::vector<uint64_t>>& MoveChecker::expected() {
     if (!expected_made_) {
         std::vector<uint64_t> values;
-        if (values_at(before_.tree, before_.tree.root, values)) expected_ = std::move(values);
+        if (values_at(before_.tree, before_.tree.root, points_, roots_, values))
+            expected_ = std::move(values);
         expected_made_ = true;
     }
     return expected_;
@@ -195,7 +197,8 @@ MoveVerdict MoveChecker::check_move(int rule, int column) {
     if (rewritten.same(top, after.tree, after.tree.root)) {
         // ValueCheck.native_keeps_value.
         const auto& wanted = expected();
-        if (!wanted || !values_at(after.tree, after.tree.root, got)) return MOVE_UNKNOWN;
+        if (!wanted || !values_at(after.tree, after.tree.root, points_, roots_, got))
+            return MOVE_UNKNOWN;
         return got == *wanted ? MOVE_KEEPS : MOVE_BREAKS;
     }
     // The text reads back as another tree (ValueCheck.native_keeps_rewrite): the
@@ -203,13 +206,14 @@ MoveVerdict MoveChecker::check_move(int rule, int column) {
     const auto& wanted = expected();
     if (!wanted) return MOVE_UNKNOWN;
     std::vector<uint64_t>& own = own_;
-    const bool own_reached = values_at(rewritten, top, own);
+    const bool own_reached = values_at(rewritten, top, points_, roots_, own);
     uint64_t own_symbol = 0, symbol = 0;
     if (!rewritten.symbolic_value(top, prefix_, own_symbol, &hashes_) ||
         !after.tree.symbolic_value(after.tree.root, prefix_, symbol, &hashes_))
         return MOVE_UNKNOWN;
     if (own_symbol != symbol) return MOVE_BREAKS;
-    if (!values_at(after.tree, after.tree.root, got) || !own_reached) return MOVE_UNKNOWN;
+    if (!values_at(after.tree, after.tree.root, points_, roots_, got) || !own_reached)
+        return MOVE_UNKNOWN;
     return got == *wanted && own == *wanted ? MOVE_KEEPS : MOVE_BREAKS;
 }
 

@@ -50,6 +50,12 @@ enum MoveVerdict : int8_t {
 // native evaluator reaches (`defined_natively`; MOVE_UNKNOWN otherwise).
 MoveVerdict admitted(const Tree& tree, const Tree::Admission& a, const MoveLimits& limits);
 
+// values.py's values of the subtree under `top` at each point (52 values each,
+// each variable of degree `roots`) into `out`; false where the native evaluator
+// leaves the tree to values.py.
+bool values_at(const Tree& tree, int top, const std::vector<std::vector<uint64_t>>& points,
+               int64_t roots, std::vector<uint64_t>& out);
+
 // `variable_powers`: a power of a variable whose exponent is not an integer
 // constant (values.py's `root_denominators` is then ROOT_DENOMINATORS).
 bool variable_powers(const Tree& tree);
@@ -70,13 +76,10 @@ class MoveChecker {
     // parse_cache's parse of a move's printed text: check_text, the parse and
     // admission.py's checks against the limits.
     MoveVerdict admissible(const std::string& text, Parsed& after) const;
-    // values.py's values of `tree` under `top` at the points (false: out of reach).
-    bool values_at(const Tree& tree, int top, std::vector<uint64_t>& out) const;
     // The expression's own values at the points, computed on first use.
     const std::optional<std::vector<uint64_t>>& expected();
 
     const Parsed& before_;
-    const std::string& text_;
     const MoveLimits& limits_;
     int64_t roots_ = 1;
     std::vector<std::vector<uint64_t>> points_;  // 52 values per point
