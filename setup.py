@@ -54,6 +54,7 @@ SOURCES = [
     "native/hashing.cpp",
     "native/flat.cpp",
     "native/checks.cpp",
+    "native/problems.cpp",
     "native/batch.cpp",
     "native/bindings.cpp",
 ]
@@ -64,7 +65,13 @@ if os.environ.get("MATHY_ENVS_BUILD_NATIVE", "1") != "0":
         Pybind11Extension(
             "mathy_envs._native",
             SOURCES,
-            depends=["native/expression.hpp", "native/flat.hpp"],
+            depends=[
+                "native/expression.hpp",
+                "native/flat.hpp",
+                "native/checks.hpp",
+                "native/draws.hpp",
+                "native/problems.hpp",
+            ],
             cxx_std=17,
             optional=True,
         )

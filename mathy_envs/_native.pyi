@@ -31,6 +31,22 @@ CORE_RULE_NAMES: Final[tuple[str, ...]]
 MAX_NODES: Final[int]
 """The most nodes of a text the native core parses."""
 
+PROBLEM_FAMILIES: Final[tuple[str, ...]]
+"""The built-in generator families `draw_problem` draws, by index."""
+
+def draw_problem(
+    bit_generator: object, family: SupportsIndex, counts: Sequence[SupportsIndex],
+    chances: Sequence[float], ops: Sequence[str], variables: str, common_variables: str,
+    numbers: Sequence[SupportsIndex], limits: Sequence[SupportsIndex],
+) -> tuple[str, int] | None:
+    """A built-in generator's `(text, complexity)` drawn from a BitGenerator's
+    `capsule`, or None where the Python generator must draw it."""
+
+def replay_draws(
+    bit_generator: object, draws: Sequence[tuple[SupportsIndex, SupportsIndex, SupportsIndex]]
+) -> list[float | int | list[int] | None]:
+    """numpy Generator draws (`random`, `integers`, `permutation`) replayed."""
+
 def key_hash(key: str) -> int:
     """values.py's `_Evaluator._hash` of a whole key."""
 

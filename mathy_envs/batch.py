@@ -755,13 +755,17 @@ class StepBatch:
         # The scoring data of the library's code depends on these alone (its
         # rule lists, lose signal and MAX_VISITS are the library's constants,
         # checked above): made again only when one changed.
-        key = exact_key((
+        given = (
             tuple(type(rule) for rule in rules),
             env.previous_state_penalty,
             env.reward_discount,
-            tuple(vars(EnvRewards).values()),
+            tuple(
+                (name, value) for name, value in vars(EnvRewards).items()
+                if not name.startswith("_")
+            ),
             MAX_VISITS,
-        ))
+        )
+        key = exact_key(given)
         if self._scoring is None or self._scoring[0] != key:
             scoring = env.reward_scheme.scoring(env, state)
             if scoring is None:

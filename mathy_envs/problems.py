@@ -13,6 +13,8 @@ families can produce an already-won problem retry (at most `MAX_ATTEMPTS` times)
 with `retry`.
 """
 
+import inspect
+import operator
 import sys
 import warnings
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
@@ -23,7 +25,8 @@ from mathy_core import MathExpression
 from .limits import DEFAULT_MAX_SEQ_LEN
 from ._engine import parse
 from ._engine import ParsedExpression, private_entry
-from ._engine import copy_tree, is_library_code
+from ._engine import copy_tree, draw_problem, is_library_code
+from ._support.pristine import changed_module_attribute
 from ._engine import (
     factor_out_applies,
     factor_out_entry,
@@ -221,6 +224,63 @@ def rand_unlike_terms(
     return terms, kinds
 
 
+def defaults_of(function: Callable[..., Any], *names: str) -> Tuple[Any, ...]:
+    """The default values of `function`'s parameters `names`."""
+    parameters = inspect.signature(function).parameters
+    return tuple(parameters[name].default for name in names)
+
+
+_internals = operator.attrgetter("__code__", "__defaults__", "__kwdefaults__")
+"""What a function runs and reads: its code and its defaults."""
+
+
+class NativeFamily:
+    """A built-in generator family the native core draws too.
+
+    An env file makes one at import, naming its family and the functions of
+    its own generator (the primitives of this module are added); the
+    generator asks `draw` first and draws in Python where it gives None. The
+    native core reproduces those functions as they were at import: `draw`
+    gives None where any of them, or any function or constant of the
+    library's modules, was replaced since, so that no code of yours is ever
+    skipped.
+    """
+
+    def __init__(self, family: str, *functions: Callable[..., Any]) -> None:
+        self.family = family
+        self._functions = functions + _PRIMITIVES
+        self._recorded = tuple(map(_internals, self._functions))
+
+    def draw(
+        self,
+        rng: np.random.Generator,
+        counts: Optional[Sequence[int]],
+        chances: Sequence[float] = (),
+        ops: Sequence[str] = (),
+    ) -> Optional[GeneratedProblem]:
+        """The problem the family's Python generator would draw from `rng` with
+        these knobs (None for `counts`: knobs the native core does not read),
+        drawn by the native core; None, `rng` unchanged, where Python must."""
+        if (
+            counts is None
+            or changed_module_attribute() is not None
+            or tuple(map(_internals, self._functions)) != self._recorded
+        ):
+            return None
+        drawn = draw_problem(
+            self.family, rng, counts, chances, ops, VARIABLES, COMMON_VARIABLES,
+            (MAX_COEFFICIENT, MAX_EXPONENT, MAX_ATTEMPTS, MAX_NODES),
+        )
+        return None if drawn is None else GeneratedProblem(*drawn)
+
+
+_PRIMITIVES: Tuple[Callable[..., Any], ...] = (
+    chance, rand_int, rand_variable, rand_coefficient, term_text, rand_term, rand_templates,
+    join_terms, _join, shuffled, retry, rand_unlike_terms,
+)
+"""This module's functions the generators are built from."""
+
+
 # Where the env-specific generators went (they used to live here): importing one
 # of these names from `mathy_envs.problems` still works, with a DeprecationWarning.
 _MOVED: Dict[str, str] = {
@@ -262,9 +322,11 @@ __all__ = (
     "MAX_COEFFICIENT",
     "MAX_EXPONENT",
     "MAX_NODES",
+    "NativeFamily",
     "TermTemplate",
     "VARIABLES",
     "chance",
+    "defaults_of",
     "join_terms",
     "rand_coefficient",
     "rand_int",

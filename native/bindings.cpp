@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstring>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "checks.hpp"
 #include "expression.hpp"
 #include "flat.hpp"
+#include "problems.hpp"
 
 namespace py = pybind11;
 
@@ -269,6 +271,66 @@ py::object step_flat(const Parsed& self, int rule, int column, bool preferred,
     return py::make_tuple(py::cast(std::move(next)), text, *simplified);
 }
 
+// numpy's bit generator behind a BitGenerator's `capsule`, or a ValueError.
+mathy_native::BitGenerator* bit_generator_of(const char* who, const py::object& capsule) {
+    if (!PyCapsule_IsValid(capsule.ptr(), "BitGenerator"))
+        refuse(who, "bit_generator must be a numpy BitGenerator's capsule");
+    return static_cast<mathy_native::BitGenerator*>(
+        PyCapsule_GetPointer(capsule.ptr(), "BitGenerator"));
+}
+
+std::optional<std::pair<std::string, int64_t>> draw_problem(
+    const py::object& capsule, int family, std::vector<int64_t> counts,
+    std::vector<double> chances, std::vector<std::string> ops, std::string variables,
+    std::string common_variables, const std::vector<int64_t>& numbers,
+    const std::vector<int64_t>& limits) {
+    const char* who = "draw_problem";
+    mathy_native::BitGenerator* source = bit_generator_of(who, capsule);
+    if (family < 0 || family >= mathy_native::PROBLEM_FAMILY_COUNT)
+        refuse(who, "no problem family " + std::to_string(family));
+    if (numbers.size() != 4)
+        refuse(who, "numbers must hold 4 values, got " + std::to_string(numbers.size()));
+    mathy_native::MoveLimits moves;
+    std::string why;
+    if (!mathy_native::move_limits(limits, moves, why)) refuse(who, why);
+    mathy_native::ProblemConstants constants;
+    constants.variables = std::move(variables);
+    constants.common_variables = std::move(common_variables);
+    constants.max_coefficient = numbers[0];
+    constants.max_exponent = numbers[1];
+    constants.max_attempts = numbers[2];
+    constants.max_nodes = numbers[3];
+    mathy_native::ProblemKnobs knobs{std::move(counts), std::move(chances), std::move(ops)};
+    mathy_native::Draws draws(source);
+    mathy_native::DrawnProblem drawn;
+    if (!mathy_native::draw_problem(family, knobs, constants, moves, draws, drawn))
+        return std::nullopt;
+    return std::make_pair(std::move(drawn.text), drawn.complexity);
+}
+
+py::list replay_draws(const py::object& capsule, const std::vector<std::array<int64_t, 3>>& asked) {
+    mathy_native::Draws draws(bit_generator_of("replay_draws", capsule));
+    py::list values;
+    for (const auto& [kind, a, b] : asked) {
+        if (kind == 0) {
+            values.append(draws.random());
+        } else if (kind == 1) {
+            const int64_t value = draws.integers(a, b);
+            if (draws.failed()) {
+                values.append(py::none());
+                break;
+            }
+            values.append(value);
+        } else if (kind == 2 && a >= 0 && a <= 1'000'000) {
+            values.append(py::cast(draws.permutation(static_cast<int>(a))));
+        } else {
+            values.append(py::none());
+            break;
+        }
+    }
+    return values;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_native, module) {
@@ -287,6 +349,29 @@ PYBIND11_MODULE(_native, module) {
     module.def("key_hash", &mathy_native::key_hash, py::arg("key"),
                "values.py's `_Evaluator._hash` of a whole key: BLAKE2b with an "
                "8-byte digest, read big-endian, modulo 2^61 - 2, plus one.");
+
+    {
+        py::tuple families(static_cast<int>(mathy_native::PROBLEM_FAMILY_COUNT));
+        for (int family = 0; family < mathy_native::PROBLEM_FAMILY_COUNT; ++family)
+            families[family] = py::str(mathy_native::PROBLEM_FAMILY_NAMES[family]);
+        // The problem families `draw_problem` draws, by index.
+        module.attr("PROBLEM_FAMILIES") = families;
+    }
+    module.def("draw_problem", &draw_problem, py::arg("bit_generator"), py::arg("family"),
+               py::arg("counts"), py::arg("chances"), py::arg("ops"), py::arg("variables"),
+               py::arg("common_variables"), py::arg("numbers"), py::arg("limits"),
+               "A problem of family `family` (an index of `PROBLEM_FAMILIES`) drawn from "
+               "`bit_generator` (a numpy BitGenerator's `capsule`, its lock held by the "
+               "caller) as mathy_envs' Python generator draws it: `(text, complexity)`, "
+               "or None where the Python generator must draw it (the draws made are "
+               "then the caller's to undo). `numbers`: problems.py's MAX_COEFFICIENT, "
+               "MAX_EXPONENT, MAX_ATTEMPTS and MAX_NODES; `limits`: the move limits "
+               "(`check_moves`').");
+    module.def("replay_draws", &replay_draws, py::arg("bit_generator"), py::arg("draws"),
+               "numpy Generator draws replayed on `bit_generator` (a BitGenerator's "
+               "`capsule`): for each `(kind, a, b)` of `draws`, kind 0 `random()`, 1 "
+               "`integers(a, b)`, 2 `permutation(a)`; the values, as a list (None for a "
+               "draw this core does not replay, which ends the list).");
 
     py::class_<Parsed>(module, "Expression")
         .def_static("parse", &parse, py::arg("text"),

@@ -159,21 +159,24 @@ const std::optional<std::vector<uint64_t>>& MoveChecker::expected() {
     return expected_;
 }
 
-MoveVerdict MoveChecker::admissible(const std::string& text, Parsed& after) const {
+MoveVerdict admissible_text(const std::string& text, const MoveLimits& limits, Parsed& after) {
     // limits.py's check_text (a ValueError there: the move is invalid).
-    if (static_cast<int64_t>(text.size()) > limits_.max_text_length) return MOVE_BREAKS;
-    if (nests_deeper(text, limits_.max_nesting)) return MOVE_BREAKS;
-    if (has_long_number(text, limits_.long_number)) return MOVE_UNKNOWN;  // _check_digits
+    if (static_cast<int64_t>(text.size()) > limits.max_text_length) return MOVE_BREAKS;
+    if (nests_deeper(text, limits.max_nesting)) return MOVE_BREAKS;
+    if (has_long_number(text, limits.long_number)) return MOVE_UNKNOWN;  // _check_digits
     // The parse: where this core refuses, mathy_core may raise or not.
     if (!parse_text(text, after)) return MOVE_UNKNOWN;
     // admission.py's `admit`: the size, the constants, a value that must exist.
     const int64_t count = static_cast<int64_t>(after.order.size());
-    if (count > limits_.max_nodes) return MOVE_BREAKS;
+    if (count > limits.max_nodes) return MOVE_BREAKS;
     // The levels of a tree are at most its nodes.
-    if (count > limits_.max_depth && after.tree.walk().levels > limits_.max_depth)
+    if (count > limits.max_depth && after.tree.walk().levels > limits.max_depth)
         return MOVE_BREAKS;
-    return admitted(after.tree, after.tree.admission(after.order, limits_.safe_constant),
-                    limits_);
+    return admitted(after.tree, after.tree.admission(after.order, limits.safe_constant), limits);
+}
+
+MoveVerdict MoveChecker::admissible(const std::string& text, Parsed& after) const {
+    return admissible_text(text, limits_, after);
 }
 
 MoveVerdict MoveChecker::check(int rule, int column, MoveResult* kept) {

@@ -50,6 +50,11 @@ enum MoveVerdict : int8_t {
 // native evaluator reaches (`defined_natively`; MOVE_UNKNOWN otherwise).
 MoveVerdict admitted(const Tree& tree, const Tree::Admission& a, const MoveLimits& limits);
 
+// parse_cache.py's parse of a text: check_text's limits, the parse and
+// admission.py's checks. MOVE_KEEPS: the text is admitted; MOVE_BREAKS: the
+// library refuses it (a ValueError); MOVE_UNKNOWN: the Python path decides.
+MoveVerdict admissible_text(const std::string& text, const MoveLimits& limits, Parsed& after);
+
 // values.py's values of the subtree under `top` at each point (52 values each,
 // each variable of degree `roots`) into `out`; false where the native evaluator
 // leaves the tree to values.py.

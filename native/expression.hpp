@@ -159,6 +159,8 @@ class Tree {
     Answer sum_term_kinds(std::vector<int>& terms, std::vector<TermKindKey>& kinds) const;
     // mathy_core's `get_terms(root)`.
     std::vector<int> terms() const;
+    // mathy_core's `get_term_ex(node)`: false where it gives None.
+    bool term(int node, Term& out) const;
 
     int type_id(int node) const;
 
@@ -256,7 +258,6 @@ class Tree {
     int right_of(int node) const { return node == NO_NODE ? NO_NODE : nodes[node].right; }
     int parent_of(int node) const { return node == NO_NODE ? NO_NODE : nodes[node].parent; }
 
-    bool term(int node, Term& out) const;
     bool constants_simplify(int node) const;
     bool commutative_swap(int node, bool preferred) const;
     bool distributive_multiply(int node) const;

@@ -9,18 +9,19 @@ expectations do not come from `mathy_envs._engine.terms`.
 """
 
 import warnings
-from typing import Callable, List
+from typing import Any, Callable, List, Optional
 
 import numpy as np
 import pytest
 from mathy_core import MathExpression, get_term_ex, get_terms, terms_are_like
 from oracles import parse
 
-from mathy_envs import problems
+from mathy_envs import MathyEnvDifficulty, MathyEnvProblemArgs, problems
 from mathy_envs._engine.expressions import ParsedExpression
 from mathy_envs._engine.native import CORE
 from mathy_envs._engine.parse_cache import parse as parse_for_env
 from mathy_envs._engine.terms import factor_out_applies, like_terms_grouped
+from mathy_envs.envs import PolySimplify, poly_simplify
 from mathy_envs.problems import (
     COMMON_VARIABLES,
     MAX_ATTEMPTS,
@@ -28,6 +29,7 @@ from mathy_envs.problems import (
     VARIABLES,
     GeneratedProblem,
     chance,
+    defaults_of,
     join_terms,
     rand_coefficient,
     rand_int,
@@ -250,3 +252,67 @@ def test_tree_check_of_library_predicates_answers_as_the_tree(
     # the native core answered: no tree was made for the check
     if CORE == "native":
         assert treeless > len(texts) // 2
+
+
+# -- the native core's draws never skip code of yours ----------------------------------
+
+NORMAL = MathyEnvProblemArgs(difficulty=MathyEnvDifficulty.normal)
+
+
+def _poly_texts(count: int = 20) -> List[str]:
+    env = PolySimplify()
+    env.seed(12)
+    return [env.problem_fn(NORMAL).text for _ in range(count)]
+
+
+def test_a_replaced_generator_function_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: List[str] = []
+
+    def counted(*args: Any, **kwargs: Any) -> str:
+        made = rand_term(*args, **kwargs)
+        calls.append(made)
+        return made
+
+    monkeypatch.setattr(poly_simplify, "rand_term", counted)
+    texts = _poly_texts(5)
+    assert calls and all(term in " ".join(texts) for term in calls)
+
+
+def test_changed_defaults_of_a_generator_are_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Parenthesize whenever there are 3 terms or more (normal has 4 to 7).
+    defaults = poly_simplify.simplify_terms.__defaults__
+    assert defaults is not None
+    monkeypatch.setattr(poly_simplify.simplify_terms, "__defaults__", (*defaults[:-1], 1.0))
+    assert all("(" in text for text in _poly_texts())
+
+
+def test_replaced_code_of_a_primitive_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fixed(
+        coefficient: Optional[int] = None,
+        variable: Optional[str] = None,
+        exponent: Optional[int] = None,
+    ) -> str:
+        return "7q"
+
+    monkeypatch.setattr(problems.term_text, "__code__", fixed.__code__)
+    for text in _poly_texts(5):
+        assert set(text.replace("(", "").replace(")", "").split(" + ")) == {"7q"}
+
+
+def test_native_family_draws_what_python_draws() -> None:
+    # The family's draw itself, on the env's knobs, against the Python branch of
+    # its generator.
+    for seed in range(30):
+        drawn_rng, python_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+        low, high = poly_simplify.TERM_COUNTS[MathyEnvDifficulty.hard]
+        chances = defaults_of(
+            poly_simplify.simplify_terms,
+            "noise_probability", "shuffle_probability", "parenthesize_probability",
+        )
+        drawn = poly_simplify._NATIVE.draw(drawn_rng, (low, high), chances, ("+",))
+        expected = poly_simplify.simplify_terms(python_rng, rand_int(python_rng, low, high))
+        if CORE == "native":
+            assert drawn == expected
+            assert drawn_rng.bit_generator.state == python_rng.bit_generator.state
+        else:
+            assert drawn is None

@@ -28,9 +28,11 @@ name here gives the same result on the native core and on the pure-Python one
 | Term predicates (goal checks) | `terms.py` |
 | Visits of an expression, compared in printed form | `visits.py` |
 | The fused batch kernel: every step of a batch in one native call | `kernel.py` |
+| Built-in generators' problems drawn by the native core | `drawing.py` |
 """
 
 from .admission import SAFE_CONSTANT, SAFE_SIZE, admit
+from .drawing import draw_problem, replays_numpy
 from .expressions import ParsedExpression, private_entry
 from .kernel import (
     GOAL_ACTED_AT_LIKE_TERM,
@@ -162,6 +164,8 @@ __all__ = (
     "BatchKernel",
     "kernel_unavailable",
     "exact_key",
+    "draw_problem",
+    "replays_numpy",
     "factor_out_entry",
     "like_terms_grouped_entry",
     "rewritten_entry",

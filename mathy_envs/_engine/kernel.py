@@ -84,7 +84,7 @@ class BatchKernel:
     holds no slot (the batch loads them again).
     """
 
-    __slots__ = ("_native", "_arrays", "_settings", "_scoring", "_losses")
+    __slots__ = ("_native", "_arrays", "_settings", "_scoring", "_scoring_given", "_losses")
 
     def __init__(
         self,
@@ -104,6 +104,7 @@ class BatchKernel:
         self._arrays = (observations, masks, offered, rewards, terminated, valid, oversize, left)
         self._settings = (int(length), bool(revisits), bool(mask_revisits), list(revisit_values))
         self._scoring: Optional[Tuple[Any, ...]] = None
+        self._scoring_given: Optional[Tuple[Any, ...]] = None
         self._losses: Optional[object] = None
         self._native = self._make()
 
@@ -120,6 +121,7 @@ class BatchKernel:
         self._arrays = state["_arrays"]
         self._settings = state["_settings"]
         self._scoring = None
+        self._scoring_given = None
         self._losses = None
         self._native = self._make()
 
@@ -143,13 +145,18 @@ class BatchKernel:
         changing nothing, where the native core does not read the data as the
         scheme does: a check it does not know, or a number whose product with a
         visit count or whose float differs from Python's."""
+        if self._native is None or NATIVE is None:
+            return False
+        given = (rule_rewards, order, penalize_revisits, revisit_penalty, max_visits,
+                 lose, timestep)
+        if self._scoring is not None and same_objects(given, self._scoring_given):
+            return True  # (the same objects as the data the kernel has)
         data = exact_key(
             (tuple(rule_rewards), tuple(order), penalize_revisits, revisit_penalty,
              max_visits, lose, timestep)
         )
-        if self._native is None or NATIVE is None:
-            return False
         if self._scoring == data:
+            self._scoring_given = given
             return True
         checks = NATIVE.SCORING_CHECKS
         numbers = (*rule_rewards, revisit_penalty, lose, timestep)
@@ -171,6 +178,7 @@ class BatchKernel:
             float(timestep),
         )
         self._scoring = data
+        self._scoring_given = given
         return True
 
     def set_losses(self, key: object, table: Sequence[float], plain: float) -> bool:
@@ -268,6 +276,24 @@ class BatchKernel:
             actions, over, _goal_index(goal), preferred, SAFE_CONSTANT, SAFE_SIZE,
             MAX_TYPE_ID, num_threads,
         )
+
+
+_ATOMS = (float, int, str, bool, bytes, type(None))
+
+
+def same_objects(first: Tuple[Any, ...], second: Optional[Tuple[Any, ...]]) -> bool:
+    """Whether two tuples hold the very same immutable objects (numbers, texts,
+    classes; tuples of them compared so, at any depth): then every key made of
+    them (`exact_key`) is the same, and need not be made again."""
+    if second is None or len(first) != len(second):
+        return False
+    for one, other in zip(first, second):
+        if one is other and (type(one) in _ATOMS or isinstance(one, type)):
+            continue
+        if type(one) is tuple and type(other) is tuple and same_objects(one, other):
+            continue
+        return False
+    return True
 
 
 def exact_key(value: Any) -> Any:

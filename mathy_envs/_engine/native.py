@@ -30,7 +30,9 @@ which stubtest keeps true to the built module.
 
 import logging
 import os
-from typing import TYPE_CHECKING, Callable, Optional, Protocol, Sequence, Tuple, Type
+from typing import (
+    TYPE_CHECKING, Callable, List, Optional, Protocol, Sequence, Tuple, Type, Union,
+)
 
 from ..limits import quote
 from .rules import CORE_RULE_NAMES
@@ -67,6 +69,16 @@ class NativeCore(Protocol):
     @property
     def MAX_THREADS(self) -> int: ...
     def key_hash(self, key: str) -> int: ...
+    @property
+    def PROBLEM_FAMILIES(self) -> Tuple[str, ...]: ...
+    def draw_problem(
+        self, bit_generator: object, family: int, counts: Sequence[int],
+        chances: Sequence[float], ops: Sequence[str], variables: str, common_variables: str,
+        numbers: Sequence[int], limits: Sequence[int],
+    ) -> Optional[Tuple[str, int]]: ...
+    def replay_draws(
+        self, bit_generator: object, draws: Sequence[Tuple[int, int, int]]
+    ) -> List[Union[float, int, List[int], None]]: ...
 
 
 def import_native() -> NativeCore:

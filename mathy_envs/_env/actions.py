@@ -133,17 +133,19 @@ def sample_valid_actions(masks: Any, rng: np.random.Generator) -> npt.NDArray[np
             f"masks must hold 0/1 values or probabilities in [0, 1], got values from "
             f"{batch.min()} to {batch.max()}"
         )
-    valid = batch != 0
-    counts = valid.sum(axis=1)
-    # The k-th valid action of each row (k uniform in [0, count)): the first
-    # column where the running count of valid actions passes k.
+    rows, width = batch.shape
+    # The valid actions of all rows, row after row, as flat indexes into the
+    # batch; a row's valid actions start where its first column would be.
+    chosen = np.flatnonzero(batch != 0)  # (of bools: much faster than of ints)
+    starts = np.searchsorted(chosen, np.arange(rows + 1) * width)
+    counts = np.diff(starts)
+    # The k-th valid action of each row, k uniform in [0, count).
     picks = np.minimum(
-        (rng.random(len(batch)) * counts).astype(np.int64), np.maximum(counts - 1, 0)
+        (rng.random(rows) * counts).astype(np.int64), np.maximum(counts - 1, 0)
     )
-    running = np.cumsum(valid, axis=1, dtype=np.int32)  # int32: cheaper than int64
-    actions = np.argmax(running > picks[:, None], axis=1)
-    actions[counts == 0] = NO_VALID_ACTION
-    result: npt.NDArray[np.int64] = actions.astype(np.int64)
+    result: npt.NDArray[np.int64] = np.full(rows, NO_VALID_ACTION, np.int64)
+    has = counts > 0
+    result[has] = chosen[starts[:-1][has] + picks[has]] % width
     return result
 
 

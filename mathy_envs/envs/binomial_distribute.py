@@ -5,11 +5,12 @@ and `binomial_times_monomial`, with their knobs, `BinomialStyle`), is above the
 env."""
 
 from dataclasses import dataclass
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 import numpy as np
 
 from ..problems import (
+    NativeFamily,
     GeneratedProblem,
     chance,
     rand_coefficient,
@@ -56,11 +57,13 @@ def binomial_distribute_problem(
     """A BinomialDistribute problem: `binomial_times_binomial` or
     `binomial_times_monomial`, each half the time, in `STYLES[params.difficulty]`."""
     style = STYLES[generator_difficulty(rng, params, namespace)]
-    if chance(rng, 0.5):
-        text, complexity = binomial_times_binomial(rng, style)
-    else:
-        text, complexity = binomial_times_monomial(rng, style)
-    return MathyEnvProblem(text, complexity, namespace)
+    drawn = _NATIVE.draw(rng, *_native_knobs(style))
+    if drawn is None:
+        if chance(rng, 0.5):
+            drawn = binomial_times_binomial(rng, style)
+        else:
+            drawn = binomial_times_monomial(rng, style)
+    return MathyEnvProblem(drawn.text, drawn.complexity, namespace)
 
 
 def _binomial_terms(
@@ -111,6 +114,26 @@ def binomial_times_monomial(
         return GeneratedProblem(f"({a} + {b}) * {monomial}", 3)
 
     return retry(build, simplified_entry, "binomial_times_monomial")
+
+
+def _native_knobs(style: BinomialStyle) -> Tuple[Optional[Tuple[int]], Tuple[float, ...]]:
+    """A style's knobs as the native core reads them: no counts (Python draws)
+    for a style that is not a plain `BinomialStyle`."""
+    if type(style) is not BinomialStyle or type(style.common_variables) is not bool:
+        return None, ()
+    chances = (
+        style.coefficient_probability,
+        style.power_probability,
+        style.second_variable_probability,
+    )
+    return (int(style.common_variables),), chances
+
+
+_NATIVE = NativeFamily(
+    "binomial_distribute", binomial_distribute_problem, _binomial_terms,
+    binomial_times_binomial, binomial_times_monomial, _native_knobs
+)
+"""The native core's draws of this generator (`NativeFamily`)."""
 
 
 class BinomialDistribute(SimplifyGoalEnv):

@@ -10,6 +10,7 @@ from mathy_core import MathExpression, MultiplyExpression, TermEx, get_term_ex
 
 from .._engine import ParsedExpression
 from ..problems import (
+    NativeFamily,
     GeneratedProblem,
     rand_int,
     rand_templates,
@@ -36,8 +37,10 @@ def complex_simplify_problem(
     """A ComplexSimplify problem: `complex_product` with a factor count drawn
     from `FACTOR_COUNTS[params.difficulty]`."""
     low, high = FACTOR_COUNTS[generator_difficulty(rng, params, namespace)]
-    text, complexity = complex_product(rng, rand_int(rng, low, high))
-    return MathyEnvProblem(text, complexity, namespace)
+    drawn = _NATIVE.draw(rng, (low, high))
+    if drawn is None:
+        drawn = complex_product(rng, rand_int(rng, low, high))
+    return MathyEnvProblem(drawn.text, drawn.complexity, namespace)
 
 
 def complex_product(rng: np.random.Generator, num_factors: int) -> GeneratedProblem:
@@ -156,6 +159,13 @@ def strands_a_power(expression: MathExpression) -> bool:
             continue  # a loose constant can walk up to it
         return True
     return False
+
+
+_NATIVE = NativeFamily(
+    "complex_simplify", complex_simplify_problem, complex_product, _rejects, _has_bare_power, product_factors,
+    strands_a_power
+)
+"""The native core's draws of this generator (`NativeFamily`)."""
 
 
 class ComplexSimplify(SimplifyGoalEnv):

@@ -8,7 +8,9 @@ from mathy_core.rules import ConstantsSimplifyRule, DistributiveFactorOutRule
 
 from .._engine import ParsedExpression, rewritten_entry, rule_nodes, simplified_entry
 from ..problems import (
+    NativeFamily,
     GeneratedProblem,
+    defaults_of,
     join_terms,
     rand_int,
     rand_templates,
@@ -35,8 +37,10 @@ def poly_combine_in_place_problem(
     """A PolyCombineInPlace problem: `combine_in_place` with a term count drawn
     from `TERM_COUNTS[params.difficulty]`."""
     low, high = TERM_COUNTS[generator_difficulty(rng, params, namespace)]
-    text, complexity = combine_in_place(rng, rand_int(rng, low, high))
-    return MathyEnvProblem(text, complexity, namespace)
+    drawn = _NATIVE.draw(rng, (low, high), _PARENTHESIZE)
+    if drawn is None:
+        drawn = combine_in_place(rng, rand_int(rng, low, high))
+    return MathyEnvProblem(drawn.text, drawn.complexity, namespace)
 
 
 def combine_in_place(
@@ -77,6 +81,13 @@ def combines_in_two_moves(start: ParsedExpression) -> bool:
             if simplified_entry(rewritten_entry(factored, add_constants, second)):
                 return True
     return False
+
+
+_NATIVE = NativeFamily(
+    "combine_in_place", poly_combine_in_place_problem, combine_in_place, combines_in_two_moves
+)
+"""The native core's draws of this generator (`NativeFamily`)."""
+_PARENTHESIZE = defaults_of(combine_in_place, "parenthesize_probability")
 
 
 class PolyCombineInPlace(SimplifyGoalEnv):

@@ -7,7 +7,9 @@ import numpy as np
 from mathy_core import MathExpression
 
 from ..problems import (
+    NativeFamily,
     GeneratedProblem,
+    defaults_of,
     rand_int,
     rand_templates,
     rand_term,
@@ -37,8 +39,10 @@ def poly_commute_like_terms_problem(
     """A PolyCommuteLikeTerms problem: `commute_like_terms` with a blocker count
     drawn from `BLOCKER_COUNTS[params.difficulty]`."""
     low, high = BLOCKER_COUNTS[generator_difficulty(rng, params, namespace)]
-    text, complexity = commute_like_terms(rng, rand_int(rng, low, high))
-    return MathyEnvProblem(text, complexity, namespace)
+    drawn = _NATIVE.draw(rng, (low, high, *_MAX_NOISE))
+    if drawn is None:
+        drawn = commute_like_terms(rng, rand_int(rng, low, high))
+    return MathyEnvProblem(drawn.text, drawn.complexity, namespace)
 
 
 def commute_like_terms(
@@ -65,6 +69,13 @@ def commute_like_terms(
         return GeneratedProblem(" + ".join(terms), num_blockers + 1)
 
     return retry(build, tree_check(factor_out_applies), "commute_like_terms")
+
+
+_NATIVE = NativeFamily(
+    "commute_like_terms", poly_commute_like_terms_problem, commute_like_terms
+)
+"""The native core's draws of this generator (`NativeFamily`)."""
+_MAX_NOISE = defaults_of(commute_like_terms, "max_noise")
 
 
 @pristine

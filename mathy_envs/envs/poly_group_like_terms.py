@@ -7,6 +7,7 @@ import numpy as np
 from mathy_core import MathExpression
 
 from ..problems import (
+    NativeFamily,
     GeneratedProblem,
     chance,
     rand_int,
@@ -38,8 +39,10 @@ def poly_group_like_terms_problem(
     """A PolyGroupLikeTerms problem: `group_like_terms` with a term count drawn
     from `TERM_COUNTS[params.difficulty]`."""
     low, high = TERM_COUNTS[generator_difficulty(rng, params, namespace)]
-    text, complexity = group_like_terms(rng, rand_int(rng, low, high))
-    return MathyEnvProblem(text, complexity, namespace)
+    drawn = _NATIVE.draw(rng, (low, high))
+    if drawn is None:
+        drawn = group_like_terms(rng, rand_int(rng, low, high))
+    return MathyEnvProblem(drawn.text, drawn.complexity, namespace)
 
 
 def group_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedProblem:
@@ -62,6 +65,12 @@ def group_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedProbl
         return GeneratedProblem(" + ".join(terms), num_terms)
 
     return retry(build, tree_check(like_terms_grouped), "group_like_terms")
+
+
+_NATIVE = NativeFamily(
+    "group_like_terms", poly_group_like_terms_problem, group_like_terms
+)
+"""The native core's draws of this generator (`NativeFamily`)."""
 
 
 @pristine

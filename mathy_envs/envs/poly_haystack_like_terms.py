@@ -18,6 +18,7 @@ from mathy_core.rules import (
 )
 
 from ..problems import (
+    NativeFamily,
     GeneratedProblem,
     rand_int,
     rand_templates,
@@ -47,8 +48,10 @@ def poly_haystack_like_terms_problem(
     """A PolyHaystackLikeTerms problem: `haystack_like_terms` with a term count
     drawn from `TERM_COUNTS[params.difficulty]`."""
     low, high = TERM_COUNTS[generator_difficulty(rng, params, namespace)]
-    text, complexity = haystack_like_terms(rng, rand_int(rng, low, high))
-    return MathyEnvProblem(text, complexity, namespace)
+    drawn = _NATIVE.draw(rng, (low, high))
+    if drawn is None:
+        drawn = haystack_like_terms(rng, rand_int(rng, low, high))
+    return MathyEnvProblem(drawn.text, drawn.complexity, namespace)
 
 
 def haystack_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedProblem:
@@ -65,6 +68,12 @@ def haystack_like_terms(rng: np.random.Generator, num_terms: int) -> GeneratedPr
         return GeneratedProblem(" + ".join(shuffled(rng, terms)), 2)
 
     return retry(build, lambda parsed: False, "haystack_like_terms")
+
+
+_NATIVE = NativeFamily(
+    "haystack_like_terms", poly_haystack_like_terms_problem, haystack_like_terms
+)
+"""The native core's draws of this generator (`NativeFamily`)."""
 
 
 @pristine

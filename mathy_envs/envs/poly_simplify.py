@@ -9,8 +9,10 @@ import numpy as np
 
 from ..problems import (
     GeneratedProblem,
+    NativeFamily,
     TermTemplate,
     chance,
+    defaults_of,
     join_terms,
     rand_int,
     rand_templates,
@@ -42,9 +44,10 @@ def poly_simplify_problem(
     """A PolySimplify problem: `simplify_terms` with a term count drawn from
     `TERM_COUNTS[params.difficulty]`."""
     low, high = TERM_COUNTS[generator_difficulty(rng, params, namespace)]
-    num_terms = rand_int(rng, low, high)
-    text, complexity = simplify_terms(rng, num_terms, ops=ops)
-    return MathyEnvProblem(text, complexity, namespace)
+    drawn = _NATIVE.draw(rng, (low, high), _SIMPLIFY_CHANCES, ops)
+    if drawn is None:
+        drawn = simplify_terms(rng, rand_int(rng, low, high), ops=ops)
+    return MathyEnvProblem(drawn.text, drawn.complexity, namespace)
 
 
 def simplify_terms(
@@ -83,6 +86,13 @@ def simplify_terms(
         return GeneratedProblem(text, num_terms)
 
     return retry(build, simplified_entry, "simplify_terms")
+
+
+_NATIVE = NativeFamily("poly_simplify", poly_simplify_problem, simplify_terms)
+"""The native core's draws of this generator (`NativeFamily`)."""
+_SIMPLIFY_CHANCES = defaults_of(
+    simplify_terms, "noise_probability", "shuffle_probability", "parenthesize_probability"
+)
 
 
 class PolySimplify(SimplifyGoalEnv):

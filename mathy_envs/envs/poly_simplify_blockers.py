@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from ..problems import (
+    NativeFamily,
     GeneratedProblem,
     chance,
     rand_int,
@@ -36,8 +37,10 @@ def poly_simplify_blockers_problem(
     """A PolySimplifyBlockers problem: `commute_blockers` with a blocker count
     drawn from `BLOCKER_COUNTS[params.difficulty]`."""
     low, high = BLOCKER_COUNTS[generator_difficulty(rng, params, namespace)]
-    text, complexity = commute_blockers(rng, rand_int(rng, low, high))
-    return MathyEnvProblem(text, complexity, namespace)
+    drawn = _NATIVE.draw(rng, (low, high))
+    if drawn is None:
+        drawn = commute_blockers(rng, rand_int(rng, low, high))
+    return MathyEnvProblem(drawn.text, drawn.complexity, namespace)
 
 
 def commute_blockers(rng: np.random.Generator, num_blockers: int) -> GeneratedProblem:
@@ -66,6 +69,12 @@ def commute_blockers(rng: np.random.Generator, num_blockers: int) -> GeneratedPr
 def _parenthesized(terms: Sequence[str]) -> str:
     inner = " + ".join(terms)
     return f"({inner})" if len(terms) > 1 else inner
+
+
+_NATIVE = NativeFamily(
+    "simplify_blockers", poly_simplify_blockers_problem, commute_blockers, _parenthesized
+)
+"""The native core's draws of this generator (`NativeFamily`)."""
 
 
 class PolySimplifyBlockers(SimplifyGoalEnv):
