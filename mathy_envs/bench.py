@@ -43,6 +43,7 @@ from ._bench.cores import VectorResult, vector_scaling
 from .env import MathyEnv, sample_valid_action
 from .envs import MATHY_BUILTIN_ENVS, BinomialDistribute, ComplexSimplify, PolySimplify
 from .observations import ObservationType
+from .problems import native_family
 from ._engine import expression_cache
 from ._engine import default_parser
 from .state import MathyEnvState
@@ -102,6 +103,9 @@ class Coverage(NamedTuple):
     """`StepBatch.native_start_fraction` at the end of the run."""
     reason: Optional[str]
     """`StepBatch.native_reason` at the end of the run."""
+    problems: Optional[float] = None
+    """The share of the run's problems the native core drew (`NativeFamily`),
+    None where the env's generator has no native family."""
 
 
 @dataclass
@@ -189,16 +193,21 @@ def play_batched(env_class: Type[MathyEnv], steps: int, num_threads: int = 1) ->
 def native_coverage(calls: int) -> List[Coverage]:
     """Masked random play of `BATCH_ENVS` episodes of every built-in env at
     every difficulty, `calls` batch steps each: the share of the steps and of
-    the episode starts the native kernel took, and why none where it took
-    none."""
+    the episode starts the native kernel took, why none where it took none,
+    and the share of the problems the native core drew."""
     runs = []
     for env_class in MATHY_BUILTIN_ENVS:
         for difficulty in MathyEnvDifficulty:
+            generator = env_class.generator
+            family = None if generator is None else native_family(generator)
+            before = (0, 0) if family is None else family.counts()
             batch = StepBatch(env_class(), BATCH_ENVS, MathyEnvProblemArgs(difficulty))
             rng = np.random.default_rng(SEED)
             batch.reset(seed=SEED)
             for _ in range(calls):
                 batch.step(sample_valid_actions(batch.masks, rng))
+            after = (0, 0) if family is None else family.counts()
+            asked, drawn = after[0] - before[0], after[1] - before[1]
             runs.append(
                 Coverage(
                     env_class.__name__,
@@ -206,6 +215,7 @@ def native_coverage(calls: int) -> List[Coverage]:
                     batch.native_fraction,
                     batch.native_start_fraction,
                     batch.native_reason,
+                    drawn / asked if asked else None,
                 )
             )
     return runs
@@ -213,21 +223,24 @@ def native_coverage(calls: int) -> List[Coverage]:
 
 def coverage_lines(runs: List[Coverage]) -> List[str]:
     """The native coverage as a table: one row per env, a column per
-    difficulty, each cell `steps% / starts%`; then each distinct reason of a
-    run the native kernel took no step of."""
+    difficulty, each cell `steps% / starts%` (and `/ problems%` where the
+    run's generator has a native family); then each distinct reason of a run
+    the native kernel took no step of."""
     difficulties: List[str] = []
     rows: Dict[str, Dict[str, Coverage]] = {}
     for run in runs:
         if run.difficulty not in difficulties:
             difficulties.append(run.difficulty)
         rows.setdefault(run.env, {})[run.difficulty] = run
-    width = 18
+    width = 26
     lines = [f"{'env':22}" + "".join(f"{name:>{width}}" for name in difficulties)]
     for env, cells in rows.items():
         line = f"{env:22}"
         for name in difficulties:
             cell = cells.get(name)
             text = "-" if cell is None else f"{cell.steps:.1%} / {cell.starts:.1%}"
+            if cell is not None and cell.problems is not None:
+                text += f" / {cell.problems:.1%}"
             line += f"{text:>{width}}"
         lines.append(line)
     reasons: List[str] = []
@@ -511,8 +524,8 @@ def run_bench(
     print(file=out)
     if result.coverage:
         print(
-            f"native share of batched steps / episode starts ({BATCH_ENVS} episodes, "
-            "masked random play, flat observations):",
+            f"native share of batched steps / episode starts / problems drawn "
+            f"({BATCH_ENVS} episodes, masked random play, flat observations):",
             file=out,
         )
         for line in coverage_lines(result.coverage):

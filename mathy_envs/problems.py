@@ -16,6 +16,7 @@ with `retry`.
 import inspect
 import operator
 import sys
+import threading
 import warnings
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -250,6 +251,17 @@ class NativeFamily:
         self.family = family
         self._functions = functions + _PRIMITIVES
         self._recorded = tuple(map(_internals, self._functions))
+        self._lock = threading.Lock()
+        self._asked = self._drawn = 0
+        if functions:
+            with _FAMILIES_LOCK:
+                _FAMILIES[functions[0]] = self
+
+    def counts(self) -> Tuple[int, int]:
+        """How many problems the family's generators asked `draw` for, and how
+        many of them the native core drew, so far in this process."""
+        with self._lock:
+            return self._asked, self._drawn
 
     def draw(
         self,
@@ -261,17 +273,32 @@ class NativeFamily:
         """The problem the family's Python generator would draw from `rng` with
         these knobs (None for `counts`: knobs the native core does not read),
         drawn by the native core; None, `rng` unchanged, where Python must."""
+        drawn = None
         if (
-            counts is None
-            or changed_module_attribute() is not None
-            or tuple(map(_internals, self._functions)) != self._recorded
+            counts is not None
+            and changed_module_attribute() is None
+            and tuple(map(_internals, self._functions)) == self._recorded
         ):
-            return None
-        drawn = draw_problem(
-            self.family, rng, counts, chances, ops, VARIABLES, COMMON_VARIABLES,
-            (MAX_COEFFICIENT, MAX_EXPONENT, MAX_ATTEMPTS, MAX_NODES),
-        )
+            drawn = draw_problem(
+                self.family, rng, counts, chances, ops, VARIABLES, COMMON_VARIABLES,
+                (MAX_COEFFICIENT, MAX_EXPONENT, MAX_ATTEMPTS, MAX_NODES),
+            )
+        with self._lock:
+            self._asked += 1
+            self._drawn += drawn is not None
         return None if drawn is None else GeneratedProblem(*drawn)
+
+
+_FAMILIES: Dict[Callable[..., Any], NativeFamily] = {}
+"""Each family by the generator it was made for (its first function)."""
+_FAMILIES_LOCK = threading.Lock()
+
+
+def native_family(generator: Callable[..., Any]) -> Optional[NativeFamily]:
+    """The `NativeFamily` of a built-in generator (an env class's `generator`),
+    or None."""
+    with _FAMILIES_LOCK:
+        return _FAMILIES.get(generator)
 
 
 _PRIMITIVES: Tuple[Callable[..., Any], ...] = (
@@ -328,6 +355,7 @@ __all__ = (
     "chance",
     "defaults_of",
     "join_terms",
+    "native_family",
     "rand_coefficient",
     "rand_int",
     "rand_templates",

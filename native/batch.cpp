@@ -13,6 +13,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -37,6 +38,8 @@ namespace {
 
 constexpr int CORE_RULES = CORE_RULE_COUNT;
 constexpr int MAX_THREADS = 256;
+// The slots a thread of a batch step takes at a time.
+constexpr py::ssize_t SLOTS_PER_TAKE = 4;
 constexpr long long MAX_VISIT_COUNT = 1LL << 62;
 
 [[noreturn]] void refuse(const char* who, const std::string& what) {
@@ -348,30 +351,38 @@ class Batch {
             if (threads <= 1) {
                 run(0, slots);
             } else {
+                // The calling thread and `threads - 1` more take the slots a few
+                // at a time, each the next ones no thread took: slots differ in
+                // cost (a reset is nearly free, an expression whose moves are
+                // checked is not), so no thread waits on a share of slow ones.
+                std::atomic<py::ssize_t> next{0};
+                const auto work = [&] {
+                    for (;;) {
+                        const py::ssize_t from = next.fetch_add(SLOTS_PER_TAKE);
+                        if (from >= slots) return;
+                        run(from, std::min(slots, from + SLOTS_PER_TAKE));
+                    }
+                };
                 std::vector<std::thread> pool;
-                pool.reserve(static_cast<std::size_t>(threads));
-                std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads) + 1);
-                const py::ssize_t share = (slots + threads - 1) / threads;
-                py::ssize_t left_over = slots;  // the first slot no thread took
-                for (py::ssize_t t = 0; t < threads; ++t) {
-                    const py::ssize_t from = t * share, to = std::min(slots, from + share);
+                pool.reserve(static_cast<std::size_t>(threads - 1));
+                std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
+                for (py::ssize_t t = 1; t < threads; ++t) {
                     try {
-                        pool.emplace_back([&, from, to, t] {
+                        pool.emplace_back([&, t] {
                             try {
-                                run(from, to);
+                                work();
                             } catch (...) {
                                 errors[static_cast<std::size_t>(t)] = std::current_exception();
                             }
                         });
                     } catch (const std::system_error&) {
-                        left_over = from;  // no more threads: the caller steps the rest
-                        break;
+                        break;  // no more threads: those running (and the caller) take the rest
                     }
                 }
                 try {
-                    run(left_over, slots);
+                    work();
                 } catch (...) {
-                    errors.back() = std::current_exception();
+                    errors[0] = std::current_exception();
                 }
                 for (auto& thread : pool) thread.join();
                 for (const auto& error : errors)

@@ -63,8 +63,11 @@ def test_the_native_coverage_covers_every_built_in_env_and_difficulty() -> None:
     simplify = [run for run in runs if run.env == "PolySimplify"]
     if CORE == "native":
         assert all(run.reason is None and run.starts == 1.0 for run in simplify)
+        # Every built-in generator's problems are drawn natively.
+        assert all(run.problems == 1.0 for run in runs)
     else:
         assert all(run.reason == kernel_unavailable() for run in simplify)
+        assert all(run.problems == 0.0 for run in runs)
 
 
 def test_the_coverage_table_has_a_row_per_env_and_a_column_per_difficulty() -> None:
@@ -79,3 +82,12 @@ def test_the_coverage_table_has_a_row_per_env_and_a_column_per_difficulty() -> N
     assert lines[1].split() == ["A", "100.0%", "/", "100.0%", "50.0%", "/", "25.0%"]
     assert lines[2].split() == ["B", "0.0%", "/", "0.0%", "0.0%", "/", "0.0%"]
     assert lines[3:] == ["  no native steps: a reason"]
+
+
+def test_the_coverage_table_shows_the_problems_drawn_natively_where_known() -> None:
+    runs = [
+        Coverage("A", "easy", 1.0, 1.0, None, 0.75),
+        Coverage("A", "hard", 1.0, 0.5, None, None),
+    ]
+    lines = coverage_lines(runs)
+    assert lines[1].split() == ["A", "100.0%", "/", "100.0%", "/", "75.0%", "100.0%", "/", "50.0%"]
