@@ -39,8 +39,8 @@ def draw_problem(
     chances: Sequence[float], ops: Sequence[str], variables: str, common_variables: str,
     numbers: Sequence[SupportsIndex], limits: Sequence[SupportsIndex],
 ) -> tuple[str, int] | None:
-    """A built-in generator's `(text, complexity)` drawn from a BitGenerator's
-    `capsule`, or None where the Python generator must draw it."""
+    """A built-in generator's `(text, complexity)` drawn from a numpy bit
+    generator, or None where the Python generator must draw it."""
 
 def replay_draws(
     bit_generator: object, draws: Sequence[tuple[SupportsIndex, SupportsIndex, SupportsIndex]]

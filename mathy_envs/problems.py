@@ -18,6 +18,8 @@ import operator
 import sys
 import threading
 import warnings
+from itertools import chain
+from operator import is_
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
@@ -232,7 +234,9 @@ def defaults_of(function: Callable[..., Any], *names: str) -> Tuple[Any, ...]:
 
 
 _internals = operator.attrgetter("__code__", "__defaults__", "__kwdefaults__")
-"""What a function runs and reads: its code and its defaults."""
+"""What a function runs and reads: its code and its defaults (the objects:
+a function's defaults are compared by identity, as an equal default may still
+behave otherwise)."""
 
 
 class NativeFamily:
@@ -250,7 +254,7 @@ class NativeFamily:
     def __init__(self, family: str, *functions: Callable[..., Any]) -> None:
         self.family = family
         self._functions = functions + _PRIMITIVES
-        self._recorded = tuple(map(_internals, self._functions))
+        self._recorded = tuple(chain.from_iterable(map(_internals, self._functions)))
         self._lock = threading.Lock()
         self._asked = self._drawn = 0
         if functions:
@@ -277,7 +281,7 @@ class NativeFamily:
         if (
             counts is not None
             and changed_module_attribute() is None
-            and tuple(map(_internals, self._functions)) == self._recorded
+            and all(map(is_, chain.from_iterable(map(_internals, self._functions)), self._recorded))
         ):
             drawn = draw_problem(
                 self.family, rng, counts, chances, ops, VARIABLES, COMMON_VARIABLES,
@@ -303,9 +307,13 @@ def native_family(generator: Callable[..., Any]) -> Optional[NativeFamily]:
 
 _PRIMITIVES: Tuple[Callable[..., Any], ...] = (
     chance, rand_int, rand_variable, rand_coefficient, term_text, rand_term, rand_templates,
-    join_terms, _join, shuffled, retry, rand_unlike_terms,
+    join_terms, _join, shuffled, retry, rand_unlike_terms, tree_check,
+    # ... and the engine's, which they call
+    parse, private_entry, is_library_code, simplified_entry, factor_out_entry,
+    like_terms_grouped_entry,
 )
-"""This module's functions the generators are built from."""
+"""The functions the generators are built from: this module's, and those of
+the engine they call."""
 
 
 # Where the env-specific generators went (they used to live here): importing one

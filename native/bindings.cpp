@@ -271,10 +271,21 @@ py::object step_flat(const Parsed& self, int rule, int column, bool preferred,
     return py::make_tuple(py::cast(std::move(next)), text, *simplified);
 }
 
-// numpy's bit generator behind a BitGenerator's `capsule`, or a ValueError.
-mathy_native::BitGenerator* bit_generator_of(const char* who, const py::object& capsule) {
+// numpy's bit generator of `source`, one of numpy's own BitGenerator classes
+// (exactly: a subclass may define its `capsule` otherwise), or a ValueError.
+// The caller holds `source` (and its lock) for as long as it draws: the
+// capsule does not keep the bit generator alive.
+mathy_native::BitGenerator* bit_generator_of(const char* who, const py::object& source) {
+    const py::module_ random = py::module_::import("numpy.random");
+    bool known = false;
+    for (const char* name : {"PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64"})
+        if (source.get_type().is(random.attr(name))) known = true;
+    if (!known)
+        refuse(who, "bit_generator must be one of numpy's bit generators (PCG64, PCG64DXSM, "
+                    "MT19937, Philox, SFC64)");
+    const py::object capsule = source.attr("capsule");
     if (!PyCapsule_IsValid(capsule.ptr(), "BitGenerator"))
-        refuse(who, "bit_generator must be a numpy BitGenerator's capsule");
+        refuse(who, "the bit generator's capsule is not numpy's");
     return static_cast<mathy_native::BitGenerator*>(
         PyCapsule_GetPointer(capsule.ptr(), "BitGenerator"));
 }
@@ -361,15 +372,15 @@ PYBIND11_MODULE(_native, module) {
                py::arg("counts"), py::arg("chances"), py::arg("ops"), py::arg("variables"),
                py::arg("common_variables"), py::arg("numbers"), py::arg("limits"),
                "A problem of family `family` (an index of `PROBLEM_FAMILIES`) drawn from "
-               "`bit_generator` (a numpy BitGenerator's `capsule`, its lock held by the "
-               "caller) as mathy_envs' Python generator draws it: `(text, complexity)`, "
+               "`bit_generator` (a numpy bit generator, its lock held by the caller) as "
+               "mathy_envs' Python generator draws it: `(text, complexity)`, "
                "or None where the Python generator must draw it (the draws made are "
                "then the caller's to undo). `numbers`: problems.py's MAX_COEFFICIENT, "
                "MAX_EXPONENT, MAX_ATTEMPTS and MAX_NODES; `limits`: the move limits "
                "(`check_moves`').");
     module.def("replay_draws", &replay_draws, py::arg("bit_generator"), py::arg("draws"),
-               "numpy Generator draws replayed on `bit_generator` (a BitGenerator's "
-               "`capsule`): for each `(kind, a, b)` of `draws`, kind 0 `random()`, 1 "
+               "numpy Generator draws replayed on `bit_generator` (a numpy bit "
+               "generator): for each `(kind, a, b)` of `draws`, kind 0 `random()`, 1 "
                "`integers(a, b)`, 2 `permutation(a)`; the values, as a list (None for a "
                "draw this core does not replay, which ends the list).");
 

@@ -47,11 +47,13 @@ class Draws {
 
     // Generator.integers(low, high): uniform in [low, high).
     int64_t integers(int64_t low, int64_t high) {
-        if (high <= low || static_cast<uint64_t>(high - low) > (uint64_t{1} << 32)) {
+        // (high - low in unsigned arithmetic: the difference of two int64s
+        // need not fit in one.)
+        const uint64_t span = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+        if (high <= low || span > (uint64_t{1} << 32)) {
             failed_ = true;  // numpy raises, or draws 64-bit words
             return low;
         }
-        const uint64_t span = static_cast<uint64_t>(high - low);
         if (span == 1) return low;
         if (span == (uint64_t{1} << 32)) return low + next32();
         const uint32_t count = static_cast<uint32_t>(span);

@@ -316,3 +316,58 @@ def test_native_family_draws_what_python_draws() -> None:
             assert drawn_rng.bit_generator.state == python_rng.bit_generator.state
         else:
             assert drawn is None
+
+
+def test_replaced_code_of_an_engine_check_the_generators_call_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # tree_check (and the engine's checks it hands out) are the generators'
+    # code too: a PolyGroupLikeTerms generator whose check rejects nothing
+    # keeps the first sum it builds, grouped or not.
+    from mathy_envs.envs import poly_group_like_terms
+
+    def keeps_all(predicate: Callable[[MathExpression], bool]) -> Callable[[Any], bool]:
+        return lambda parsed: False
+
+    def draws() -> List[str]:
+        rng = np.random.default_rng(14)
+        return [
+            poly_group_like_terms.poly_group_like_terms_problem(rng, NORMAL).text
+            for _ in range(30)
+        ]
+
+    before = draws()
+    monkeypatch.setattr(problems.tree_check, "__code__", keeps_all.__code__)
+    assert draws() != before
+
+
+def test_an_equal_default_of_another_kind_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Always(float):
+        """Equal to the default, but more than any draw."""
+
+        def __gt__(self, other: object) -> bool:
+            return True
+
+    defaults = rand_term.__defaults__
+    assert defaults == (0.8,)
+    monkeypatch.setattr(rand_term, "__defaults__", (Always(0.8),))
+    # Every term gets a coefficient: `rng.random() < Always(0.8)` is True.
+    for text in _poly_texts(10):
+        for term in text.replace("(", "").replace(")", "").split(" + "):
+            assert term[0].isdigit(), text
+
+
+def test_operators_of_your_own_kind_are_read_by_python() -> None:
+    calls: List[int] = []
+
+    class Ops(List[str]):
+        def __getitem__(self, index: Any) -> Any:
+            calls.append(index)
+            return super().__getitem__(index)
+
+    rng = np.random.default_rng(0)
+    poly_simplify.poly_simplify_problem(rng, NORMAL, ops=Ops(["+", "-"]))
+    assert calls
+    # A str of operators is a sequence of one-character operators, as Python reads it.
+    texts = [poly_simplify.poly_simplify_problem(rng, NORMAL, ops="+-").text for _ in range(20)]
+    assert any(" - " in text for text in texts) and any(" + " in text for text in texts)

@@ -27,6 +27,10 @@ import numpy as np
 from .admission import MOVE_LIMITS
 from .native import NATIVE
 
+_GENERATOR = np.random.Generator
+_PCG64 = np.random.PCG64
+"""numpy's classes, as they were at import (a class put in their place later
+is not numpy's)."""
 _CHECK_SEED = 20_261_128
 _CHECK_DRAWS = 400
 _NATIVE_COUNT = 2**62
@@ -49,14 +53,18 @@ def draw_problem(
     MAX_ATTEMPTS, MAX_NODES), drawn by the native core, `rng` then in the
     state the Python generator leaves it in; None, `rng` unchanged, where the
     Python generator must draw it."""
-    if NATIVE is None or type(rng) is not np.random.Generator:
+    if NATIVE is None or type(rng) is not _GENERATOR:
         return None
     bit_generator = rng.bit_generator
-    if type(bit_generator) is not np.random.PCG64 or not replays_numpy():
+    if type(bit_generator) is not _PCG64 or not replays_numpy():
         return None
     index = _family_index(family)
     if (
         index is None
+        or not _plain(counts)
+        or not _plain(chances)
+        or not _plain(ops)
+        or not _plain(numbers)
         or not _native_ints(counts)
         or not _native_ints(numbers)
         or not all(map(_exact_chance, chances))
@@ -68,12 +76,19 @@ def draw_problem(
     with bit_generator.lock:
         before = bit_generator.state
         drawn = NATIVE.draw_problem(
-            bit_generator.capsule, index, counts, chances, ops, variables, common_variables,
+            bit_generator, index, counts, chances, ops, variables, common_variables,
             numbers, MOVE_LIMITS,
         )
         if drawn is None:
             bit_generator.state = before
     return drawn
+
+
+def _plain(values: object) -> bool:
+    """Whether knobs are a plain list or tuple (what the native core reads as
+    Python does; anything else, a str or a list of your class, is Python's to
+    read)."""
+    return type(values) is list or type(values) is tuple
 
 
 def _native_ints(values: Sequence[int]) -> bool:
@@ -123,8 +138,8 @@ def _replay_matches() -> bool:
         low = int(plan.integers(-5, 6))
         span = int(plan.choice([1, 2, 3, 7, 12, 24, 1000, 2**31 + 5, 2**32 - 3]))
         asked.append((kind, low if kind == 1 else int(plan.integers(14)), low + span))
-    numpy_rng = np.random.Generator(np.random.PCG64(_CHECK_SEED))
-    native_rng = np.random.Generator(np.random.PCG64(_CHECK_SEED))
+    numpy_rng = _GENERATOR(_PCG64(_CHECK_SEED))
+    native_rng = _GENERATOR(_PCG64(_CHECK_SEED))
     expected: List[Union[float, int, List[int], None]] = []
     for kind, a, b in asked:
         if kind == 0:
@@ -134,7 +149,7 @@ def _replay_matches() -> bool:
         else:
             expected.append([int(each) for each in numpy_rng.permutation(a)])
     with native_rng.bit_generator.lock:
-        replayed = NATIVE.replay_draws(native_rng.bit_generator.capsule, asked)
+        replayed = NATIVE.replay_draws(native_rng.bit_generator, asked)
     return replayed == expected and numpy_rng.random() == native_rng.random()
 
 

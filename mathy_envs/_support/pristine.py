@@ -75,20 +75,43 @@ def changed_attribute(kind: type) -> Optional[str]:
 
 class _WatchedModule(ModuleType):
     """A recorded module: setting or deleting an attribute (a monkeypatch)
-    marks the recorded modules as touched, so the next check compares them."""
+    counts as a change of the recorded modules (`_Changes`), so the next check
+    compares them."""
 
     def __setattr__(self, name: str, value: Any) -> None:
-        _TOUCHED.set()
         super().__setattr__(name, value)
+        _CHANGES.count()  # after the change: a comparison seeing the count sees it
 
     def __delattr__(self, name: str) -> None:
-        _TOUCHED.set()
         super().__delattr__(name)
+        _CHANGES.count()
 
 
-_TOUCHED = threading.Event()
-"""Set when an attribute of a recorded module was set or deleted since the last
-full comparison (`modules_are_pristine`)."""
+class _Changes:
+    """How many times an attribute of a recorded module was set or deleted
+    (`made`), and the count at the start of the last comparison that found the
+    modules as recorded (`clean`): while the two are equal, no comparison is
+    needed. A comparison marks as clean only the count it started at, so a
+    change made during it (or a thread that checks while it runs) is compared
+    again."""
+
+    __slots__ = ("made", "clean", "_lock")
+
+    def __init__(self) -> None:
+        self.made = 0
+        self.clean = 0
+        self._lock = threading.Lock()
+
+    def count(self) -> None:
+        with self._lock:
+            self.made += 1
+
+    def mark_clean(self, made: int) -> None:
+        with self._lock:
+            self.clean = max(self.clean, made)
+
+
+_CHANGES = _Changes()
 
 
 _CONSTANTS = (bool, int, float, complex, str, bytes, type(None), tuple, frozenset)
@@ -145,18 +168,18 @@ def changed_module_attribute() -> Optional[str]:
     None, else the dotted name of a function, class or constant replaced or
     deleted since import (`"mathy_envs.rewards.MAX_VISITS"`), the first in
     the order of import. Free while no attribute of theirs was set since the
-    last comparison."""
-    if not _TOUCHED.is_set():
+    last comparison that found them as recorded."""
+    made = _CHANGES.made
+    if made == _CHANGES.clean:
         return None
-    _TOUCHED.clear()  # a change made during the comparison sets it again
     with _LOCK:
         recorded: List[Tuple[ModuleType, Dict[str, Any]]] = list(_MODULES.values())
     for module, imported in recorded:
         get = vars(module).get
         for name, value in imported.items():
             if get(name, _MISSING) is not value:
-                _TOUCHED.set()  # still changed: compare again next time
                 return f"{module.__name__}.{name}"
+    _CHANGES.mark_clean(made)
     return None
 
 

@@ -84,7 +84,8 @@ def combines_in_two_moves(start: ParsedExpression) -> bool:
 
 
 _NATIVE = NativeFamily(
-    "combine_in_place", poly_combine_in_place_problem, combine_in_place, combines_in_two_moves
+    "combine_in_place", poly_combine_in_place_problem, combine_in_place, combines_in_two_moves,
+    rule_nodes, rewritten_entry,
 )
 """The native core's draws of this generator (`NativeFamily`)."""
 _PARENTHESIZE = defaults_of(combine_in_place, "parenthesize_probability")

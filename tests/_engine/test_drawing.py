@@ -216,7 +216,7 @@ def test_replayed_draws_are_numpys(seed: int) -> None:
     replayed_rng = np.random.default_rng(seed)
     expected = numpy_draws(expected_rng, asked)
     with replayed_rng.bit_generator.lock:
-        replayed = native.replay_draws(replayed_rng.bit_generator.capsule, asked)
+        replayed = native.replay_draws(replayed_rng.bit_generator, asked)
     assert replayed == expected
     # ... and the generators go on alike (the 32-bit half numpy keeps included).
     assert replayed_rng.bit_generator.state == expected_rng.bit_generator.state
@@ -227,8 +227,10 @@ def test_draws_past_32_bits_are_not_replayed() -> None:
     rng = np.random.default_rng(0)
     first = np.random.default_rng(0).random()
     asked = [(0, 0, 0), (1, 0, 2**32 + 1), (0, 0, 0)]
-    assert native.replay_draws(rng.bit_generator.capsule, asked) == [first, None]
-    assert native.replay_draws(rng.bit_generator.capsule, [(1, 5, 5)]) == [None]
+    assert native.replay_draws(rng.bit_generator, asked) == [first, None]
+    assert native.replay_draws(rng.bit_generator, [(1, 5, 5)]) == [None]
+    # (a span past int64 included)
+    assert native.replay_draws(rng.bit_generator, [(1, -(2**63), 2)]) == [None]
 
 
 def test_the_replay_is_checked_against_numpy() -> None:
@@ -236,15 +238,19 @@ def test_the_replay_is_checked_against_numpy() -> None:
 
 
 def test_draw_problem_checks_its_arguments() -> None:
-    capsule = np.random.default_rng(0).bit_generator.capsule
+    bit_generator = np.random.default_rng(0).bit_generator
     good: Dict[str, Any] = dict(
-        bit_generator=capsule, family=0, counts=[4, 7], chances=[0.5, 0.66, 0.2], ops=["+"],
+        bit_generator=bit_generator, family=0, counts=[4, 7], chances=[0.5, 0.66, 0.2], ops=["+"],
         variables=problems.VARIABLES, common_variables=problems.COMMON_VARIABLES,
         numbers=[12, 4, 100, 128], limits=list(MOVE_LIMITS),
     )
     assert native.draw_problem(**good) is not None
     for change, message in (
-        ({"bit_generator": object()}, "capsule"),
+        ({"bit_generator": object()}, "one of numpy's bit generators"),
+        # A capsule does not keep its bit generator alive: never taken alone.
+        ({"bit_generator": bit_generator.capsule}, "one of numpy's bit generators"),
+        # A subclass may define its capsule otherwise.
+        ({"bit_generator": type("Mine", (np.random.PCG64,), {})(0)}, "one of numpy's"),
         ({"family": len(native.PROBLEM_FAMILIES)}, "no problem family"),
         ({"family": -1}, "no problem family"),
         ({"numbers": [12, 4, 100]}, "numbers must hold 4 values"),
@@ -256,7 +262,7 @@ def test_draw_problem_checks_its_arguments() -> None:
 
 def test_knobs_out_of_the_native_range_are_left_to_python() -> None:
     rng = np.random.default_rng(0)
-    capsule = rng.bit_generator.capsule
+    capsule = rng.bit_generator
     base: Dict[str, Any] = dict(
         family=0, counts=[4, 7], chances=[0.5, 0.66, 0.2], ops=["+"],
         variables=problems.VARIABLES, common_variables=problems.COMMON_VARIABLES,

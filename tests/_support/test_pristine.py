@@ -2,6 +2,7 @@
 and what changed since."""
 
 import copy
+from typing import List
 
 import pytest
 
@@ -81,3 +82,31 @@ def test_a_replaced_module_attribute_is_named(monkeypatch: pytest.MonkeyPatch) -
         assert changed_module_attribute() is None
     finally:
         del mathy_envs.rewards.added_by_a_user  # type: ignore[attr-defined]
+
+
+def test_every_thread_sees_a_replaced_module_attribute(monkeypatch: pytest.MonkeyPatch) -> None:
+    # While one thread compares the modules, another asking at the same time
+    # must not be told nothing changed (a comparison in progress is not one
+    # that found the modules as recorded).
+    import sys
+    import threading
+
+    import mathy_envs.rewards
+
+    interval = sys.getswitchinterval()
+    missed: List[int] = []
+
+    def ask() -> None:
+        missed.append(sum(changed_module_attribute() is None for _ in range(300)))
+
+    monkeypatch.setattr(mathy_envs.rewards, "win_signal", lambda max_moves, left: 0.0)
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=ask) for _ in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert missed == [0] * 6
