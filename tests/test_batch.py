@@ -458,6 +458,28 @@ def test_problems_that_do_not_fit_are_skipped_as_mathygymenv_skips_them() -> Non
         never.reset()
 
 
+@pytest.mark.parametrize("task,difficulty", CASES)
+def test_episodes_start_with_the_envs_problems_slot_after_slot(
+    task: str, difficulty: MathyEnvDifficulty
+) -> None:
+    # A reset draws from env.np_random for every slot in order, and a step
+    # for each slot whose episode ended, in slot order: the problems an env
+    # seeded alike gives, one fitting_initial_state after another.
+    params = MathyEnvProblemArgs(difficulty)
+    batch = StepBatch(ENV_TASKS[task](), 5, params)
+    batch.reset(seed=9)
+    started = [state.agent.problem for state in batch.states]
+    rng = np.random.default_rng(9)
+    for _ in range(60):
+        ended = batch.terminated | batch.truncated
+        batch.step(sample_valid_actions(batch.masks, rng))
+        started.extend(batch.states[index].agent.problem for index in np.flatnonzero(ended))
+    reference = ENV_TASKS[task]()
+    reference.seed(9)
+    expected = [reference.fitting_initial_state(params)[0].agent.problem for _ in started]
+    assert started == expected
+
+
 def test_writing_into_the_masks_changes_no_answer() -> None:
     env = PolySimplify()  # invalid_action_response="raise"
     batch = StepBatch(env, 2)
