@@ -137,7 +137,11 @@ def main() -> None:
     config = (
         PPOConfig()
         .environment(ENV_ID, env_config=ENV_CONFIG)
-        .env_runners(num_env_runners=2, num_envs_per_env_runner=4)
+        # sample_timeout_s: on a busy machine the env runners may take longer
+        # than RLlib's default minute to start and sample; their samples are
+        # waited for, not dropped (an iteration without them reports no
+        # env runner results).
+        .env_runners(num_env_runners=2, num_envs_per_env_runner=4, sample_timeout_s=600.0)
         .training(
             train_batch_size_per_learner=2000,
             minibatch_size=250,
