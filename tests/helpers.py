@@ -482,6 +482,17 @@ HOSTILE_REPLIES = {
     "blank lines then an answer": _hostile("\n", "", "6x"),
     "opening parentheses": _hostile("("),
     "equals signs": _hostile(" = x"),
+    "answer tags": _hostile("<answer>"),
+    "an unclosed answer tag": _hostile("x\n", "<answer>"),
+    "fences": _hostile("```\nx\n"),
+    "headings": _hostile("Solution:\n"),
+    "comments": _hostile("Combine like terms: "),
+    "latex commands": _hostile("\\left("),
+    "fractions": _hostile("\\frac{"),
+    "latex line breaks": _hostile("x \\\\ "),
+    "juxtaposed groups": _hostile("(x)"),
+    "signs": _hostile("-"),
+    "powers": _hostile("x^"),
 }
 """Replies at the full reply limit built to make text handling slow: each must
 be judged in time linear in its length (well under a second)."""

@@ -1,43 +1,109 @@
-"""Whole derivations: a model's full solution checked one step at a time.
+"""Whole derivations: a model's full solution checked one line at a time.
 
-A **derivation** is text with one expression per line: each line must be what
-one valid move gives from the line before it, starting from the problem, until
-the task's goal is reached. Lines are read as rewrite-mode answers
-(`mathy_envs.text.replies`: the same prefixes and notations are accepted), and a
-line may also start with a step label followed by a space (`1. `, `2) `,
-`Step 3: `). Blank lines are skipped; a first line that restates the problem is
-not a step. After the line that reaches the goal, a line may only restate the
-goal (a final answer); anything else is a bad step.
+A **derivation** is text with one expression per line, from the problem to the
+task's goal. How much one line may do is the **grain**, `steps_per_line`:
+
+- `1`: each line is what one valid move gives from the line before it (the
+  grain of mathy's own rules, and of `TextEpisode`);
+- an int `k` (up to `MAX_STEPS_PER_LINE`): each line is what at most `k` valid
+  moves give from the line before (a breadth-first search over the env's own
+  moves, visiting at most `MAX_SEARCH_TEXTS` expressions per line);
+- `None`: any number of rewrites: each line has exactly the value of the line
+  before (the env's exact value check), stays inside the env's limits
+  (`max_seq_len` nodes), and the last line is the task's goal form, judged
+  from its text. Where the goal is a move rather than a form
+  (`goal_depends_on_history`, as in PolyHaystackLikeTerms), a line that is one
+  valid move is taken as that move, and the goal is reached by the winning one.
+
+With `1` and `k`, the moves are taken with `get_next_state` (the env's move
+budget and its rules on revisits apply). Lines are read in natural notation
+(`mathy_envs.text.notation`), and a line is reached when it matches the
+expression the moves give (`mathy_envs.text.matching`: the same but for the
+grouping of products, with the same value).
+
+What is read (`derivation_lines`): the completion's final block when it has one
+(the last `<answer>...</answer>`, else the last fenced code block, else the lines
+after the last `Derivation:` or `Solution:` heading), else the whole completion.
+In it: one expression per line, or an `=` chain on one line (`12z + z + z =
+12z + 2z = 14z`, each side a line; in envs without equations); a step label
+(`1. `, `2) `, `Step 3: `) and a comment ending in a colon (`Combine like terms:
+`) before it, an `Answer:` prefix, `$`, `\\[ \\]`, `\\boxed{}`, LaTeX's `&`
+and `\\\\` line breaks are read past; blank lines are skipped. A line that
+restates the one before it (the problem, for the first) is not a step. After the
+line that reaches the goal, a line may only restate the goal.
 
 `score_derivation(env, problem, completion)` returns a `DerivationScore`: the
-steps written, how many were verified before the first bad one, whether the goal
-was reached, and the first bad step with its reason. Its `reward` is the single
-number a GRPO-style trainer needs: 1.0 for a derivation that reaches the goal
-with every step verified, else 0.0. It gives no partial credit: valid steps that
-make no progress (a swap and its undo) are easy to write, and a reward for them
-would be earned by padding. `fraction` and `first_bad_step` are there for
-shaping rewards of your own.
+steps, how many were verified before the first bad one, whether the goal was
+reached, the first bad step with its reason, and a verdict per line
+(`LineVerdict`). Rewards from it:
+
+- `reward`: 1.0 for a derivation that reaches the goal with every step verified,
+  else 0.0 (all or nothing: valid steps that make no progress, a swap and its
+  undo, are easy to write, and partial credit for them would be earned by
+  padding);
+- `fraction`: the verified share of the steps read up to the first bad one;
+- `step_rewards`: 1.0 or 0.0 per line, for process (per-step) rewards. Lines
+  after the first bad one are judged by value alone (kept the value of the line
+  before, inside the limits), whatever the grain.
 """
 
 import re
-from typing import Callable, List, NamedTuple, Optional
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..env import MathyEnv
-from ..limits import quote, type_name
+from ..limits import quote, shorten, type_name
 from ..state import MathyEnvState
 from ..time_step import is_terminal_transition
-from ..types import MAX_VISITS
+from ..types import MAX_VISITS, ActionType
 from .._engine import visits_of
+from .matching import same_expression
+from .notation import read_math
 from .prompts import text_moves
-from .replies import MAX_REPLY_CHARS, answer_line, normalize_notation, read_expression
+from .reach import MAX_SEARCH_TEXTS, MAX_STEPS_PER_LINE, check_grain, moves_to
+from .replies import (
+    CHANGES_VALUE,
+    MAX_REPLY_CHARS,
+    NOT_ONE_MOVE,
+    UNCHANGED,
+    answer_line,
+    normalize_notation,
+    read_expression,
+)
 
 MAX_DERIVATION_LINES = 256
 """Lines past this many are not read (the first one past it is the bad step),
 restatements of the goal included."""
-
 _LABEL = re.compile(r"^(?:step\s*\d{1,4}\s*[.):]?|\d{1,4}\s*[.):])\s+", re.IGNORECASE)
 """A step label: `Step 3:`, `Step 3`, `3.` or `2)`, always followed by a space
 (`3.2y` is a decimal, not step 3)."""
+_HEADING = re.compile(r"^[#*_ ]{0,8}(?:derivation|solution)[*_ ]{0,8}:[*_ ]{0,8}", re.IGNORECASE)
+"""A heading the derivation follows (`Derivation:`, `**Solution:**`, `## Solution:`);
+text after it on its line is the first line."""
+_ANSWER_OPEN, _ANSWER_CLOSE, _FENCE = "<answer>", "</answer>", "```"
+_WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,20}$")
+"""A fenced block's language tag (```text, ```math)."""
+
+
+class LineVerdict(NamedTuple):
+    """The check of one line of a derivation."""
+
+    step: int
+    """Its number, from 1."""
+    text: str
+    """The line as read from the completion."""
+    expression: Optional[str]
+    """The expression it was read as, in the env's notation (None when it is no
+    expression the env reads)."""
+    kept_value: Optional[bool]
+    """Whether it has the value of the line before (None when it was not read)."""
+    moves: Optional[int]
+    """The valid moves it took, when known (grains `1` and `k`)."""
+    reached_goal: bool
+    """It is the task's goal."""
+    ok: bool
+    """It passes the check of the grain in use."""
+    reason: str
+    """Why it does not ("" when it does)."""
 
 
 class DerivationScore(NamedTuple):
@@ -46,15 +112,17 @@ class DerivationScore(NamedTuple):
     steps: int
     """Steps read: the lines after the problem, up to the goal or the first bad one."""
     verified: int
-    """Steps that were each one valid move of the line before."""
+    """Steps that passed the grain's check, before the first bad one."""
     reached_goal: bool
     """The last verified step (or the problem itself) is the task's goal."""
     first_bad_step: Optional[int]
-    """The number (from 1) of the first step that is not one valid move, or None."""
+    """The number (from 1) of the first step that fails the check, or None."""
     reason: str
     """Why that step is bad ("" when none is)."""
     final: str
     """The last verified expression (the problem when none is)."""
+    lines: Tuple[LineVerdict, ...] = ()
+    """A verdict per line read (restatements left out), past the first bad one too."""
 
     @property
     def fraction(self) -> float:
@@ -66,69 +134,253 @@ class DerivationScore(NamedTuple):
         """1.0 for a derivation that reaches the goal with no bad step, else 0.0."""
         return 1.0 if self.reached_goal and self.first_bad_step is None else 0.0
 
+    @property
+    def step_rewards(self) -> Tuple[float, ...]:
+        """1.0 for each line that passes its check, 0.0 for each that does not."""
+        return tuple(1.0 if line.ok else 0.0 for line in self.lines)
 
-def derivation_lines(completion: str) -> List[str]:
-    """The expressions of a derivation: its non-blank lines, each less a step
-    label and read as an answer line."""
+
+def derivation_lines(completion: str, equations: bool = False) -> List[str]:
+    """The expressions of a derivation, as written: the lines of its final block
+    (or of the whole completion), each less a step label, a comment and answer
+    markup, and `=` chains split into their sides unless `equations`."""
     lines: List[str] = []
-    for line in completion.splitlines():
-        text = _LABEL.sub("", line.strip())
-        text = answer_line(text)
-        if text:
-            lines.append(text)
+    for line in _block(completion).splitlines():
+        for piece in line.split("\\\\"):  # LaTeX line breaks
+            text = piece.strip()
+            if text.startswith(("\\begin{", "\\end{")) or text in ("$$", "\\[", "\\]"):
+                continue
+            text = _LABEL.sub("", text.replace("&", ""))
+            sides = [text] if equations else text.split("=")
+            for side in sides:
+                side = answer_line(side)
+                if side:
+                    lines.append(side)
     return lines
 
 
+def _block(completion: str) -> str:
+    """The part of `completion` the derivation is read from."""
+    lowered = completion.lower()
+    start = lowered.rfind(_ANSWER_OPEN)
+    if start >= 0:
+        start += len(_ANSWER_OPEN)
+        end = lowered.find(_ANSWER_CLOSE, start)
+        return completion[start : end if end >= 0 else len(completion)]
+    pieces = completion.split(_FENCE)
+    if len(pieces) >= 3:
+        # The last closed block: pieces alternate outside, inside, outside...
+        block = pieces[len(pieces) - 2 if len(pieces) % 2 == 1 else len(pieces) - 3]
+        first, _, rest = block.partition("\n")
+        return rest if _WORD.match(first.strip()) else block
+    lines = completion.splitlines()
+    for index in range(len(lines) - 1, -1, -1):
+        heading = _HEADING.match(lines[index])
+        if heading is not None:
+            return "\n".join([lines[index][heading.end() :], *lines[index + 1 :]])
+    return completion
+
+
 def score_derivation(
-    env: MathyEnv, problem: str, completion: object, max_moves: Optional[int] = None
+    env: MathyEnv,
+    problem: str,
+    completion: object,
+    max_moves: Optional[int] = None,
+    steps_per_line: Optional[int] = 1,
 ) -> DerivationScore:
     """Check `completion` (a derivation) as a solution of `problem` in `env`,
-    with `max_moves` moves (the env's budget when None). Never raises for the
-    completion; `ValueError` for a `problem` the env does not take."""
+    with `max_moves` moves (the env's budget when None) at the grain
+    `steps_per_line` (1, an int up to `MAX_STEPS_PER_LINE`, or None for any
+    number of rewrites). Never raises for the completion; `ValueError` for a
+    `problem` the env does not take or a grain out of range."""
     if not isinstance(env, MathyEnv):
         raise ValueError(f"env must be a MathyEnv, got {type_name(env)} {quote(env, 60)}")
     if not isinstance(problem, str):
         raise ValueError(f"problem must be a text, got {type_name(problem)} {quote(problem)}")
+    check_grain(steps_per_line)
     state = env.state_from_text(problem, max_moves)
     start = env.get_state_transition(state)
     solved = is_terminal_transition(start) and start.reward > 0
     if not isinstance(completion, str):
-        return DerivationScore(
-            0, 0, solved, 1, f"a completion must be text, got {type_name(completion)}", problem
-        )
+        reason = f"a completion must be text, got {type_name(completion)}"
+        return DerivationScore(0, 0, solved, 1, reason, problem)
     completion = str.__add__("", completion)  # a plain str, whatever a subclass overrides
     if len(completion) > MAX_REPLY_CHARS:
         reason = f"the completion has {len(completion):,} characters, more than {MAX_REPLY_CHARS:,}"
         return DerivationScore(1, 0, solved, 1, reason, problem)
-    lines = derivation_lines(completion)
-    if lines and _prints_as(env, lines[0], problem):
-        lines = lines[1:]
-    verified = 0
-    for number, line in enumerate(lines, start=1):
-        if number > MAX_DERIVATION_LINES:
-            reason = f"the derivation has more than {MAX_DERIVATION_LINES} steps"
-            return DerivationScore(number, verified, False, number, reason, state.agent.problem)
-        if solved:
-            # Past the goal, a line may only restate it (a final answer line).
-            if _prints_as(env, line, state.agent.problem):
+    return _Scoring(env, state, solved, steps_per_line).score(
+        derivation_lines(completion, env.supports_equations)
+    )
+
+
+class _Scoring:
+    """One derivation's check, line by line."""
+
+    def __init__(
+        self, env: MathyEnv, state: MathyEnvState, solved: bool, steps_per_line: Optional[int]
+    ) -> None:
+        self.env = env
+        self.state = state
+        self.solved = solved
+        self.grain = steps_per_line
+        self.verdicts: List[LineVerdict] = []
+
+    def score(self, lines: Sequence[str]) -> DerivationScore:
+        env = self.env
+        previous = self.state.agent.problem
+        verified = 0
+        bad: Optional[Tuple[int, str]] = None
+        if lines and _restates(env, previous, self.read(lines[0])):
+            lines = lines[1:]  # the problem, restated: not a step
+        for step, line in enumerate(lines, start=1):
+            expression = self.read(line) if step <= MAX_DERIVATION_LINES else None
+            if expression is not None and _restates(env, previous, expression):
+                # A restatement of the line before (a chain's side, the goal as
+                # a final answer): no move, and no step to check.
+                self.verdicts.append(
+                    LineVerdict(step, line, expression, True, 0, self.solved, bad is None, "")
+                )
                 continue
+            if step > MAX_DERIVATION_LINES:
+                reason = f"the derivation has more than {MAX_DERIVATION_LINES} steps"
+                self.verdicts.append(LineVerdict(step, line, expression, None, None, False, False, reason))
+                if bad is None:
+                    bad = (step, reason)
+                break
+            if bad is None:
+                verdict = self.judge(step, line, expression)
+            else:
+                verdict = self.judge_value(step, line, expression, previous)
+            self.verdicts.append(verdict)
+            if bad is None and verdict.ok:
+                verified += 1
+                previous = self.state.agent.problem
+                continue
+            if bad is None:
+                bad = (step, f"step {step}: {verdict.reason}")
+            if expression is not None:
+                previous = expression
+        final = self.state.agent.problem
+        if bad is not None:
+            return DerivationScore(bad[0], verified, False, bad[0], bad[1], final, tuple(self.verdicts))
+        return DerivationScore(verified, verified, self.solved, None, "", final, tuple(self.verdicts))
+
+    def read(self, line: str) -> Optional[str]:
+        """`line` in the env's notation, or None when it is no expression the env
+        reads."""
+        env = self.env
+        try:
+            expression = read_math(normalize_notation(line), env.supports_equations, env.parser)
+            printed = env.printed_text(expression)
+        except (ValueError, RecursionError):
+            return None
+        # As the env prints it, where that reads back as the same expression
+        # (mathy_core prints a few trees ambiguously).
+        return printed if same_expression(env, expression, printed) else expression
+
+    def judge(self, step: int, line: str, expression: Optional[str]) -> LineVerdict:
+        """The verdict on a line while every line before it passed."""
+        env, state = self.env, self.state
+        if self.solved:
             reason = (
-                f"step {number}: the goal {quote(state.agent.problem, 80)} was reached; "
-                f"a line after it may only restate it, not {quote(line, 80)}"
+                f"the goal {quote(state.agent.problem, 80)} was reached; a line after it "
+                f"may only restate it, not {quote(line, 80)}"
             )
-            return DerivationScore(number, verified, False, number, reason, state.agent.problem)
-        verdict = read_expression(env, state, line, text_moves(env, state, describe=False))
-        if verdict.move is None:
-            reason = f"step {number}: {verdict.reason}"
-            return DerivationScore(number, verified, False, number, reason, state.agent.problem)
-        after, time_step, _ = env.get_next_state(state, verdict.move)
-        if is_terminal_transition(time_step) and time_step.reward <= 0:
-            reason = f"step {number}: the episode is lost here ({_loss_reason(env, after)})"
-            return DerivationScore(number, verified, False, number, reason, state.agent.problem)
-        state = after
-        verified += 1
-        solved = is_terminal_transition(time_step)
-    return DerivationScore(verified, verified, solved, None, "", state.agent.problem)
+            return LineVerdict(step, line, expression, None, None, False, False, reason)
+        if self.grain == 1:
+            verdict = read_expression(env, state, line, text_moves(env, state, describe=False))
+            if verdict.move is None:
+                kept = {CHANGES_VALUE: False, NOT_ONE_MOVE: True, UNCHANGED: True}.get(verdict.kind)
+                return LineVerdict(step, line, expression, kept, None, False, False, verdict.reason)
+            return self.take(step, line, expression, [verdict.move])
+        if expression is None:
+            return self.unreadable(step, line)
+        if self.grain is None:
+            return self.judge_rewrite(step, line, expression)
+        if not env.has_same_value(state.agent.problem, expression):
+            reason = f"{quote(line)} does not have the value of {quote(state.agent.problem, 80)}"
+            return LineVerdict(step, line, expression, False, None, False, False, reason)
+        path = moves_to(env, state, expression, self.grain)
+        if isinstance(path, str):
+            reason = f"{quote(line)}: {path} (steps_per_line={self.grain})"
+            return LineVerdict(step, line, expression, True, None, False, False, reason)
+        return self.take(step, line, expression, path)
+
+    def take(
+        self, step: int, line: str, expression: Optional[str], path: Sequence[ActionType]
+    ) -> LineVerdict:
+        """Take the moves of `path` (they give `line`)."""
+        env = self.env
+        state = self.state
+        for number, action in enumerate(path, start=1):
+            if self.solved:
+                reason = f"the goal {quote(state.agent.problem, 80)} is reached before {quote(line, 80)}"
+                return LineVerdict(step, line, expression, True, number - 1, False, False, reason)
+            after, time_step, _ = env.get_next_state(state, action)
+            if is_terminal_transition(time_step) and time_step.reward <= 0:
+                reason = f"the episode is lost here ({_loss_reason(env, after)})"
+                return LineVerdict(step, line, expression, True, number, False, False, reason)
+            state = after
+            self.solved = is_terminal_transition(time_step)
+        self.state = state
+        return LineVerdict(step, line, expression, True, len(path), self.solved, True, "")
+
+    def judge_rewrite(self, step: int, line: str, expression: str) -> LineVerdict:
+        """Grain None: the line keeps the value and fits; the goal by its text."""
+        env = self.env
+        if getattr(env, "goal_depends_on_history", False):
+            # The goal is a move, not a form: a line that is one valid move is
+            # taken as that move (and may win).
+            moved = read_expression(env, self.state, line, text_moves(env, self.state, describe=False))
+            if moved.move is not None:
+                return self.take(step, line, expression, [moved.move])
+        current = self.state.agent.problem
+        verdict = self.judge_value(step, line, expression, current)
+        if not verdict.ok:
+            return verdict
+        state = env.state_from_text(expression, self.state.max_moves)
+        transition = env.get_state_transition(state)
+        self.solved = is_terminal_transition(transition) and transition.reward > 0
+        self.state = state
+        return verdict._replace(reached_goal=self.solved)
+
+    def judge_value(self, step: int, line: str, expression: Optional[str], before: str) -> LineVerdict:
+        """Whether the line keeps the value of `before` and fits the env."""
+        env = self.env
+        if expression is None:
+            return self.unreadable(step, line)
+        if not env.has_same_value(before, expression):
+            reason = f"{quote(line)} does not have the value of {quote(before, 80)}"
+            return LineVerdict(step, line, expression, False, None, False, False, reason)
+        nodes = env.node_count(expression)
+        if nodes > env.max_seq_len:
+            reason = (
+                f"{quote(line, 80)} has {nodes} nodes, more than the env's "
+                f"max_seq_len={env.max_seq_len}"
+            )
+            return LineVerdict(step, line, expression, True, None, False, False, reason)
+        return LineVerdict(step, line, expression, True, None, False, True, "")
+
+    def unreadable(self, step: int, line: str) -> LineVerdict:
+        try:
+            read_math(normalize_notation(line), self.env.supports_equations, self.env.parser)
+            reason = f"{quote(line)} is outside the env's range"
+        except (ValueError, RecursionError) as error:
+            reason = f"not an expression the env reads: {shorten(str(error), 240)}"
+        return LineVerdict(step, line, None, None, None, False, False, reason)
+
+
+def _restates(env: MathyEnv, before: str, expression: Optional[str]) -> bool:
+    """Whether `expression` restates `before`: it prints the same and has the
+    same value (mathy_core prints `(6y)^2` as `6y^2`)."""
+    if expression is None:
+        return False
+    try:
+        return env.printed_text(expression) == env.printed_text(before) and env.has_same_value(
+            before, expression
+        )
+    except (ValueError, RecursionError):
+        return False
 
 
 def _loss_reason(env: MathyEnv, state: MathyEnvState) -> str:
@@ -144,25 +396,17 @@ def _loss_reason(env: MathyEnv, state: MathyEnvState) -> str:
     return "the task's own rule ends it as a loss"
 
 
-def _prints_as(env: MathyEnv, line: str, problem: str) -> bool:
-    """Whether `line` restates `problem`: it reads as the same text and has the
-    same value (mathy_core prints `(6y)^2` as `6y^2`)."""
-    text = normalize_notation(line)
-    try:
-        return env.printed_text(text) == env.printed_text(problem) and env.has_same_value(
-            problem, text
-        )
-    except (ValueError, RecursionError):
-        return False
-
-
-def derivation_reward(env: MathyEnv) -> Callable[[str, str], float]:
+def derivation_reward(
+    env: MathyEnv, steps_per_line: Optional[int] = 1
+) -> Callable[[str, str], float]:
     """`score(problem, completion) -> float`: `score_derivation(...).reward`
-    in `env` (a problem it does not take scores 0.0)."""
+    in `env` at the grain `steps_per_line` (a problem it does not take scores
+    0.0). `ValueError` for a grain out of range."""
+    check_grain(steps_per_line)
 
     def score(problem: str, completion: str) -> float:
         try:
-            return score_derivation(env, problem, completion).reward
+            return score_derivation(env, problem, completion, steps_per_line=steps_per_line).reward
         except ValueError:
             return 0.0
 
@@ -171,7 +415,11 @@ def derivation_reward(env: MathyEnv) -> Callable[[str, str], float]:
 
 __all__ = (
     "MAX_DERIVATION_LINES",
+    "MAX_SEARCH_TEXTS",
+    "MAX_STEPS_PER_LINE",
     "DerivationScore",
+    "LineVerdict",
+    "check_grain",
     "derivation_lines",
     "derivation_reward",
     "score_derivation",

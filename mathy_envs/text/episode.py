@@ -16,16 +16,19 @@ lose signal when no move is left), whatever the env's
     step = episode.step("2y + 4x + 3x")   # step.reward, step.done, step.verdict
 """
 
-from typing import NamedTuple, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 from .._env.outcome import outcome_of
 from ..env import MathyEnv
 from ..limits import quote, type_name
 from .._support.settings import check_seed
 from ..state import MathyEnvState
-from ..types import MathyEnvProblemArgs
+from ..time_step import is_terminal_transition
+from ..types import ActionType, MathyEnvProblemArgs
+from .notation import read_math
 from .prompts import MODES, REWRITE, TextMove, prompt_text, text_moves
-from .replies import Verdict, read_reply
+from .reach import check_grain, moves_to
+from .replies import ACCEPTED, NOT_ONE_MOVE, Verdict, answer_line, normalize_notation, read_reply
 
 INVALID_ACTION = (-1, -1)
 """The action a refused reply records in the state's history."""
@@ -58,6 +61,12 @@ class TextEpisode:
             each gives ("choose" needs them to be numbered; without the list a
             reply in "choose" mode can still name a rule and node)
         params: the problem arguments (difficulty) of generated problems
+        steps_per_line: in "rewrite" mode, a reply may write what at most this
+            many valid moves give (found by `mathy_envs.text.reach`, fewest
+            first): the moves are taken one by one, each with its reward and
+            its share of the budget, and the step's reward is their sum (an int
+            from 1 to `MAX_STEPS_PER_LINE`; an episode takes moves, so None,
+            which `score_derivation` takes, is not one)
     """
 
     def __init__(
@@ -66,7 +75,14 @@ class TextEpisode:
         mode: str = REWRITE,
         list_moves: bool = True,
         params: Optional[MathyEnvProblemArgs] = None,
+        steps_per_line: int = 1,
     ) -> None:
+        if steps_per_line is None:
+            raise ValueError(
+                "steps_per_line must be an int for a TextEpisode: each reply is "
+                "taken as moves (score_derivation takes None)"
+            )
+        check_grain(steps_per_line)
         if not isinstance(env, MathyEnv):
             raise ValueError(f"env must be a MathyEnv, got {type_name(env)} {quote(env, 60)}")
         if mode not in MODES:
@@ -79,6 +95,7 @@ class TextEpisode:
         self.mode = mode
         self.list_moves = list_moves
         self.params = params if params is not None else MathyEnvProblemArgs()
+        self.steps_per_line = steps_per_line
         self.state: Optional[MathyEnvState] = None
         """The current state (None before `reset`)."""
         self.done = False
@@ -106,7 +123,9 @@ class TextEpisode:
     def prompt(self) -> str:
         """The prompt of the current state."""
         state = self._require_state()
-        return prompt_text(self.env, state, self.mode, self.list_moves, self._moves)
+        return prompt_text(
+            self.env, state, self.mode, self.list_moves, self._moves, self.steps_per_line
+        )
 
     @property
     def moves(self) -> Tuple[TextMove, ...]:
@@ -126,9 +145,20 @@ class TextEpisode:
             raise ValueError(f"mode must be one of {list(MODES)}, got {quote(mode, 40)}")
         verdict = read_reply(self.env, state, reply, mode or self.mode, self._moves)
         env = self.env
-        if verdict.move is not None:
-            after, time_step, _ = env.get_next_state(state, verdict.move)
+        path = [verdict.move] if verdict.move is not None else []
+        if verdict.kind == NOT_ONE_MOVE and self.steps_per_line > 1:
+            path, verdict = self._moves_to(state, reply, verdict)
+        reward = 0.0
+        if path:
+            after = state
+            for action in path:
+                after, time_step, _ = env.get_next_state(after, action)
+                reward += time_step.reward
+                if is_terminal_transition(time_step):
+                    break
             oversize = env.node_count(after.agent.problem) > env.max_seq_len
+            if len(path) > 1:
+                verdict = verdict._replace(expression=after.agent.problem)
         else:
             after = state.get_out_state(
                 state.agent.problem, INVALID_ACTION, state.agent.moves_remaining - 1
@@ -138,12 +168,32 @@ class TextEpisode:
             )
             time_step = env.reward_scheme.score_invalid(env, after, features)
             oversize = False  # the expression it had
-        outcome = outcome_of(
-            time_step, after.agent.moves_remaining, verdict.move is not None, oversize
-        )
+        outcome = outcome_of(time_step, after.agent.moves_remaining, bool(path), oversize)
         self._enter(after, outcome.done)
         won = outcome.win and verdict.accepted
-        return TextStep(self.prompt(), outcome.reward, outcome.done, won, verdict)
+        # The moves before the last one earned their own rewards.
+        total = outcome.reward + reward - time_step.reward if path else outcome.reward
+        return TextStep(self.prompt(), total, outcome.done, won, verdict)
+
+    def _moves_to(
+        self, state: MathyEnvState, reply: object, verdict: Verdict
+    ) -> Tuple[List[ActionType], Verdict]:
+        """The moves (at most `steps_per_line`) that give the expression a reply
+        wrote, and the verdict on it."""
+        assert isinstance(reply, str)
+        try:
+            expression = read_math(
+                normalize_notation(answer_line(reply)), self.env.supports_equations, self.env.parser
+            )
+        except ValueError:
+            return [], verdict
+        path = moves_to(self.env, state, expression, self.steps_per_line)
+        if isinstance(path, str):
+            reason = f"{quote(expression, 120)}: {path} (steps_per_line={self.steps_per_line})"
+            return [], Verdict(NOT_ONE_MOVE, None, None, reason)
+        return path, Verdict(
+            ACCEPTED, path[-1], expression, f"{len(path)} valid moves give {quote(expression, 120)}"
+        )
 
     def _enter(self, state: MathyEnvState, done: bool) -> None:
         self._moves = text_moves(self.env, state)

@@ -9,6 +9,14 @@ max_moves=..., **kwargs)`, one float per completion:
 `score_derivation(...).reward`. Completions may be plain text or, in TRL's
 conversational format, lists of messages (the last message's `content` is read).
 
+Both take the grain `steps_per_line` (`mathy_envs.text.derivations`), None by
+default: a line may make any number of rewrites as long as it keeps the exact
+value, and the last line must be the goal. A base model writes algebra that
+way, so it earns reward from the first steps of training; pass 1 to train the
+one-rewrite-per-line grain of the env's own rules (its prompts then show a
+worked example of each rule). Give the rows and the reward the same grain: the
+prompt states its rule.
+
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
@@ -32,19 +40,25 @@ from ..env import MathyEnv
 from ..limits import quote, type_name
 from .._support.settings import check_seed
 from ..types import MathyEnvProblemArgs
-from .derivations import score_derivation
+from .derivations import check_grain, score_derivation
 from .prompts import derivation_prompt
 
 MAX_ROWS = 10_000_000
 
 
 def grpo_rows(
-    env: MathyEnv, count: int, seed: int = 0, params: Optional[MathyEnvProblemArgs] = None
+    env: MathyEnv,
+    count: int,
+    seed: int = 0,
+    params: Optional[MathyEnvProblemArgs] = None,
+    steps_per_line: Optional[int] = None,
 ) -> List[Dict[str, Any]]:
     """`count` generated problems of `env` (its generator reseeded with `seed`)
-    as dataset rows: `{"prompt", "problem", "max_moves"}`."""
+    as dataset rows: `{"prompt", "problem", "max_moves"}`, the prompt stating
+    the rule of the grain `steps_per_line`."""
     if not isinstance(env, MathyEnv):
         raise ValueError(f"env must be a MathyEnv, got {type_name(env)} {quote(env, 60)}")
+    check_grain(steps_per_line)
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= MAX_ROWS:
         raise ValueError(f"count must be an int in [1, {MAX_ROWS}], got {quote(count)}")
     check_seed("seed", seed)
@@ -55,7 +69,7 @@ def grpo_rows(
         problem = state.agent.problem
         rows.append(
             {
-                "prompt": derivation_prompt(env, problem, state.max_moves),
+                "prompt": derivation_prompt(env, problem, state.max_moves, steps_per_line),
                 "problem": problem,
                 "max_moves": state.max_moves,
             }
@@ -73,10 +87,12 @@ def completion_text(completion: object) -> object:
     return completion
 
 
-def grpo_reward(env: MathyEnv) -> Callable[..., List[float]]:
-    """The reward function of derivations in `env`, as TRL calls one."""
+def grpo_reward(env: MathyEnv, steps_per_line: Optional[int] = None) -> Callable[..., List[float]]:
+    """The reward function of derivations in `env` at the grain
+    `steps_per_line`, as TRL calls one."""
     if not isinstance(env, MathyEnv):
         raise ValueError(f"env must be a MathyEnv, got {type_name(env)} {quote(env, 60)}")
+    check_grain(steps_per_line)
 
     def mathy_derivation(
         completions: Sequence[object],
@@ -94,7 +110,11 @@ def grpo_reward(env: MathyEnv) -> Callable[..., List[float]]:
         for completion, text, budget in zip(completions, problem, budgets):
             try:
                 score = score_derivation(
-                    env, text, completion_text(completion), None if budget is None else int(budget)
+                    env,
+                    text,
+                    completion_text(completion),
+                    None if budget is None else int(budget),
+                    steps_per_line,
                 )
                 rewards.append(score.reward)
             except (TypeError, ValueError):

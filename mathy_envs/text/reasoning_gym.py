@@ -15,8 +15,13 @@ works (`pip install "mathy_envs[reasoning-gym]"`). An entry's `question` asks
 for a derivation (`mathy_envs.text.prompts.derivation_prompt`), its `answer`
 is the swarm planner's solution written as one, and `score_answer` is
 `score_derivation(...).reward`: 1.0 for a derivation that reaches the goal with
-every step one valid rewrite, else 0.0. The
-config takes `difficulty` ("easy", "normal" or "hard"), `seed` and `size`.
+every line passing the check of the grain, else 0.0. The config takes
+`difficulty` ("easy", "normal" or "hard"), `seed`, `size` and `steps_per_line`
+(`mathy_envs.text.derivations`): None by default, so that a line may make any
+number of rewrites that keep the exact value (as people and language models
+write algebra) and the last line must be the goal; 1 asks for one rewrite per
+line (the question then shows a worked example of each rule), an int `k` for
+at most `k`. The question states the rule in use.
 Entry `i` of a seed is the same problem on every call and machine.
 
 `register(name, env_class)` registers a dataset of your own `MathyEnv`.
@@ -37,7 +42,7 @@ from ..expert import without_loops
 from ..limits import quote, type_name
 from ..swarm import SwarmConfig, swarm_solve
 from ..types import MathyEnvDifficulty, MathyEnvProblemArgs
-from .derivations import score_derivation
+from .derivations import check_grain, score_derivation
 from .prompts import derivation_prompt
 
 
@@ -64,6 +69,9 @@ class MathyDatasetConfig:
     size: int = 500
     name: str = "mathy_poly_simplify"
     """The dataset (its env); set by `create_dataset`'s name."""
+    steps_per_line: Optional[int] = None
+    """The grain answers are checked at: None (any number of rewrites per
+    line), or an int from 1 to `MAX_STEPS_PER_LINE`."""
 
     def validate(self) -> None:
         difficulties = [d.value for d in MathyEnvDifficulty]
@@ -71,6 +79,7 @@ class MathyDatasetConfig:
             raise ValueError(f"difficulty must be one of {difficulties}, got {quote(self.difficulty, 40)}")
         if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 1:
             raise ValueError(f"size must be an int >= 1, got {quote(self.size, 40)}")
+        check_grain(self.steps_per_line)
         if self.name not in _ENV_CLASSES:
             raise ValueError(f"no mathy dataset is named {quote(self.name, 60)}")
 
@@ -100,7 +109,9 @@ class MathyDataset(ProceduralDataset):  # type: ignore[misc]
                 lines.append(after.agent.problem)
         config: MathyDatasetConfig = self.config
         return {
-            "question": derivation_prompt(env, state.agent.problem, state.max_moves),
+            "question": derivation_prompt(
+                env, state.agent.problem, state.max_moves, config.steps_per_line
+            ),
             "answer": "\n".join(lines),
             "metadata": {
                 "source_dataset": config.name,
@@ -109,6 +120,7 @@ class MathyDataset(ProceduralDataset):  # type: ignore[misc]
                 "max_moves": state.max_moves,
                 "env": type(env).__name__,
                 "reference_solved": bool(planned.solved),
+                "steps_per_line": config.steps_per_line,
                 "difficulty": {"difficulty": config.difficulty},
             },
         }
@@ -119,7 +131,14 @@ class MathyDataset(ProceduralDataset):  # type: ignore[misc]
         if not answer:
             return 0.0
         metadata = entry["metadata"]
-        return score_derivation(self.env, metadata["problem"], answer, metadata["max_moves"]).reward
+        config: MathyDatasetConfig = self.config
+        return score_derivation(
+            self.env,
+            metadata["problem"],
+            answer,
+            metadata["max_moves"],
+            metadata.get("steps_per_line", config.steps_per_line),
+        ).reward
 
 
 def register(name: str, env_class: Type[MathyEnv]) -> None:

@@ -1,22 +1,24 @@
 """Replies: what a language model's reply to a prompt means, as a `Verdict`.
 
 A reply is read from its **answer line**: the last line with text on it, less an
-`Answer:` (or `Final answer:`) prefix, a leading `=`, `->` or `→`, surrounding
-backticks or `$`, and a trailing period. Anything before it (reasoning) is
+`Answer:` (or `Final answer:`) prefix or any words before a colon (`So we
+get: `), a leading `=`, `->` or `→`, surrounding backticks or `$`, and a
+trailing period. Anything before it (reasoning) is
 ignored. Two modes (`mathy_envs.text.prompts`):
 
 - **choose**: the answer names a move: its number in the prompt (`3`, `#3`,
   `move 3`) or its rule and node (`Commutative Swap at node 3`, `commutative
   swap at 3`; the rule name is matched without case);
-- **rewrite**: the answer is the next expression. Its notation is normalized
-  (`**` is `^`; `×`, `·`, `⋅`, `\\cdot` and `\\times` are `*`; `−` is `-`);
-  an answer with three letters in a row or two terms side by side with only a
-  space between them is prose, not an expression (mathy_core would read it as
-  a product of one-letter variables); otherwise it is parsed by the env's
-  parser, and it is accepted when it is the result
-  of one valid move, but for spacing (that move is taken), or else when it
-  prints as the result of one valid move prints (redundant parentheses do not
-  matter; the first such move in prompt order is taken).
+- **rewrite**: the answer is the next expression, in natural notation
+  (`mathy_envs.text.notation`: `4x`, `(10 + 5)z^2`, `x(x + 9)`, `**`, `·`,
+  `\\cdot`, LaTeX's `\\frac` and `^{2}`), read with the standard precedence.
+  An answer with three letters in a row, or letters and numbers side by side
+  with only a space between them, is prose, not an expression. It is accepted
+  when it is the result of one valid move as the prompt wrote it, but for
+  spacing (that move is taken), or else when it matches the result of one valid
+  move (`mathy_envs.text.matching`: the same expression but for the grouping of
+  products and redundant parentheses, with the same value; the first
+  such move in prompt order is taken).
 
 Every reply gets a verdict, never an exception: `accepted`, or the reason it was
 refused (`VERDICT_KINDS`).
@@ -28,6 +30,8 @@ from typing import NamedTuple, Optional, Sequence, Tuple
 from ..env import MathyEnv
 from ..limits import quote, shorten
 from ..state import MathyEnvState
+from .matching import first_match, same_expression
+from .notation import read_math
 from .prompts import CHOOSE, MODES, REWRITE, TextMove, text_moves
 
 MAX_REPLY_CHARS = 100_000
@@ -61,16 +65,22 @@ is written so that no two quantifiers can share a run of characters (no
 `\\s*\\**\\s*`): a match or a failure costs time linear in the text, whatever
 a reply holds (an ambiguous pattern backtracks quadratically on a long run of
 spaces)."""
+_COMMENT = re.compile(r"^[A-Za-z][A-Za-z ,'-]{2,80}:\s*")
+"""Words before a colon, ahead of the answer: `So the next expression is: `."""
 _WRAPPED = re.compile(r"^(?:\\boxed\{(?P<boxed>.*)\}|\\\((?P<inline>.*)\\\)|\\\[(?P<display>.*)\\\])$")
 _NUMBER = re.compile(r"^(?:move\s*)?(?:#\s*)?(\d{1,6})\s*[.)]?$", re.IGNORECASE)
 _RULE_AT = re.compile(r"^([A-Za-z][A-Za-z ]{0,60}?)\s+at\s+(?:node\s+)?(\d{1,6})$", re.IGNORECASE)
-_PROSE = re.compile(r"[A-Za-z]{3,}|[A-Za-z0-9)]\s+[A-Za-z0-9(]")
-"""Words (three letters in a row) or terms side by side with only a space
-between them: prose, which mathy_core would read as a product of variables."""
+_PROSE = re.compile(r"[A-Za-z]{3,}|[A-Za-z0-9]\s+[A-Za-z0-9]")
+"""Words (three letters in a row) or letters and numbers side by side with only
+a space between them: prose, not a product of one-letter variables."""
+_COMMAND = re.compile(r"\\[A-Za-z]+")
+"""A LaTeX command (`\\frac`): not a word (`mathy_envs.text.notation` reads it)."""
 _NOTATION = (
     ("**", "^"),
     ("\\cdot", "*"),
     ("\\times", "*"),
+    ("\\div", "/"),
+    ("÷", "/"),
     ("×", "*"),
     ("·", "*"),
     ("⋅", "*"),
@@ -105,6 +115,7 @@ def answer_line(reply: str) -> str:
         return ""
     for _ in range(3):
         text = _PREFIX.sub("", text).strip()
+        text = _COMMENT.sub("", text)
         text = text.strip("`$").strip()
         wrapped = _WRAPPED.match(text)
         if wrapped is not None:
@@ -188,7 +199,7 @@ def read_expression(
     """The rewrite-mode verdict on an answer line `answer` (an expression)."""
     text = normalize_notation(answer)
     current = state.agent.problem
-    if _PROSE.search(text):
+    if _PROSE.search(_COMMAND.sub("", text)):
         return _refuse(
             MALFORMED,
             f"{quote(answer)} reads as words, not an expression (write products with * "
@@ -196,22 +207,26 @@ def read_expression(
         )
     squeezed = "".join(text.split())
     for move in moves:
+        # A move's result as the prompt wrote it: the env's own text.
         if "".join(move.result.split()) == squeezed:
             return _accept(move, f"{move.rule} at node {move.node}")
     try:
-        printed = env.printed_text(text)
+        text = read_math(text, env.supports_equations, env.parser)
+        env.printed_text(text)
     except (ValueError, RecursionError) as error:
         return _refuse(MALFORMED, f"not an expression the env reads: {shorten(str(error), 240)}")
-    if "=" in text and not env.supports_equations:
-        return _refuse(MALFORMED, f"{quote(answer)} is an equation; the task has expressions")
-    # mathy_core prints some different trees the same way (`(6y)^2` as
-    # `6y^2`): a reply read as a move's result must also have its value.
-    for move in moves:
-        if env.printed_text(move.result) == printed and env.has_same_value(move.result, text):
-            return _accept(move, f"{move.rule} at node {move.node}")
+    results = [move.result for move in moves]
+    # The result of a move as the env prints it, then (unless the expression is
+    # the current one but for grouping) as people write it.
+    index = first_match(env, text, results, exact=True)
     kept = env.has_same_value(current, text)
-    if printed == env.printed_text(current) and kept:
+    if index < 0 and kept and same_expression(env, current, text):
         return _refuse(UNCHANGED, "the expression is unchanged: make one move")
+    if index < 0:
+        index = first_match(env, text, results)
+    if index >= 0:
+        move = moves[index]
+        return _accept(move, f"{move.rule} at node {move.node}")
     if not kept:
         return _refuse(CHANGES_VALUE, f"{quote(answer)} does not have the value of {quote(current, 80)}")
     return _refuse(

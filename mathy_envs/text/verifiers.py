@@ -9,7 +9,9 @@
   prompt of a `TextEpisode` on it. Config fields: `env` (the task name of
   `ENV_TASKS`, default "poly"; verifiers' own `task` field, the per-task
   config, keeps its name), `difficulty` ("easy", "normal" or "hard"), `seed`,
-  `size` and `mode` ("rewrite" or "choose");
+  `size`, `mode` ("rewrite" or "choose") and `steps_per_line` (in "rewrite"
+  mode, a reply may write what at most that many valid moves give, each move
+  taken with its own reward; 1 by default, `mathy_envs.text.reach`);
 - `MathyTextEnv` (config `MathyTextEnvConfig`, one agent: `player`): plays the
   episode. The model answers the first prompt; each reply goes to
   `TextEpisode.step`, and the next turn's message is the verdict on one line
@@ -81,6 +83,7 @@ from ..limits import quote
 from ..types import MathyEnvDifficulty, MathyEnvProblemArgs
 from .episode import TextEpisode
 from .prompts import MODES, REWRITE
+from .reach import MAX_STEPS_PER_LINE
 from .replies import Verdict
 
 TASKSET_ID = "mathy_text"
@@ -123,6 +126,8 @@ class MathyTaskData(vf.TaskData):  # type: ignore[misc]
     difficulty: str = "easy"
     mode: str = REWRITE
     """"rewrite" or "choose": how replies are read."""
+    steps_per_line: int = 1
+    """The valid moves one reply may make at most ("rewrite" mode)."""
 
 
 class MathyTask(vf.Task[MathyTaskData, vf.State, vf.TaskConfig]):  # type: ignore[misc]
@@ -140,8 +145,11 @@ class MathyTasksetConfig(vf.TasksetConfig):  # type: ignore[misc]
     size: int = 100
     mode: str = REWRITE
     """"rewrite" (a reply writes the next expression) or "choose" (it names a move)."""
+    steps_per_line: int = 1
+    """In "rewrite" mode, the valid moves one reply may make at most (1 to
+    `MAX_STEPS_PER_LINE`)."""
 
-    @field_validator("seed", "size", mode="before")  # type: ignore[untyped-decorator]
+    @field_validator("seed", "size", "steps_per_line", mode="before")  # type: ignore[untyped-decorator]
     @classmethod
     def _no_bools(cls, value: object, info: ValidationInfo) -> object:
         if isinstance(value, (bool, np.bool_)):
@@ -155,11 +163,15 @@ class MathyTasksetConfig(vf.TasksetConfig):  # type: ignore[misc]
         choices = {"env": tuple(ENV_TASKS), "difficulty": _DIFFICULTIES, "mode": tuple(MODES)}
         return _check_choice(name, value, choices[name])
 
-    @field_validator("seed", "size")  # type: ignore[untyped-decorator]
+    @field_validator("seed", "size", "steps_per_line")  # type: ignore[untyped-decorator]
     @classmethod
     def _check_ints(cls, value: int, info: ValidationInfo) -> int:
         name = str(info.field_name)
-        low, high = {"seed": (0, 2**63 - 1), "size": (1, MAX_SIZE)}[name]
+        low, high = {
+            "seed": (0, 2**63 - 1),
+            "size": (1, MAX_SIZE),
+            "steps_per_line": (1, MAX_STEPS_PER_LINE),
+        }[name]
         return _check_int(name, value, low, high)
 
 
@@ -171,7 +183,9 @@ class MathyTaskset(vf.Taskset[MathyTask, MathyTasksetConfig]):  # type: ignore[m
         config: MathyTasksetConfig = self.config
         env = ENV_TASKS[config.env]()
         params = MathyEnvProblemArgs(MathyEnvDifficulty(config.difficulty))
-        episode = TextEpisode(env, mode=config.mode, params=params)
+        episode = TextEpisode(
+            env, mode=config.mode, params=params, steps_per_line=config.steps_per_line
+        )
         for index in range(config.size):
             env.np_random = np.random.default_rng([config.seed, index])
             state, _ = env.fitting_initial_state(params)
@@ -185,6 +199,7 @@ class MathyTaskset(vf.Taskset[MathyTask, MathyTasksetConfig]):  # type: ignore[m
                 env=config.env,
                 difficulty=config.difficulty,
                 mode=config.mode,
+                steps_per_line=config.steps_per_line,
             )
             yield MathyTask(data, config.task)
 
@@ -203,7 +218,8 @@ class MathyTextEnv(vf.Env[MathyTextEnvConfig]):  # type: ignore[misc]
         data = task.data
         env_class = ENV_TASKS[_check_choice("env", getattr(data, "env", None), tuple(ENV_TASKS))]
         mode = _check_choice("mode", getattr(data, "mode", None), tuple(MODES))
-        episode = TextEpisode(env_class(), mode=mode)
+        grain = _check_int("steps_per_line", getattr(data, "steps_per_line", 1), 1, MAX_STEPS_PER_LINE)
+        episode = TextEpisode(env_class(), mode=mode, steps_per_line=grain)
         episode.reset(problem=data.problem, max_moves=data.max_moves)
         async with agents.player.interaction(task) as interaction:
             trace = interaction.trace
@@ -284,7 +300,8 @@ def _post_chat(url: str, secret: str, body: bytes) -> Any:
 
 def load_environment(**taskset: Any) -> MathyTextEnv:
     """The env of the taskset config `taskset` (`MathyTasksetConfig` fields:
-    env, difficulty, seed, size, mode), loaded by verifiers under `TASKSET_ID`.
+    env, difficulty, seed, size, mode, steps_per_line), loaded by verifiers under
+    `TASKSET_ID`.
     `ValueError` for an unknown field or a bad value."""
     owner = sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
     if getattr(owner, "MathyTaskset", None) is not MathyTaskset:

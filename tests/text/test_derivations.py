@@ -1,6 +1,9 @@
 """Whole derivations, checked one step at a time: the swarm's solutions score
 1.0; each kind of bad step is found, numbered and explained."""
 
+import functools
+from typing import List, Sequence, Tuple
+
 import pytest
 from helpers import HOSTILE_REPLIES, time_limit
 
@@ -76,7 +79,6 @@ def test_a_line_that_only_prints_like_a_move_is_not_that_move() -> None:
         ("2y + 4x + 3x\n2y + 8x", 2, 1, "does not have the value"),
         ("2y + 4x + 3x\nwhatever comes next", 2, 1, "reads as words"),
         ("2y + 7x", 1, 0, "no single valid move gives it"),
-        ("2y + 4x + 3x\n2y + 4x + 3x", 2, 1, "unchanged"),
     ],
 )
 def test_the_first_bad_step_is_found(completion: str, bad: int, verified: int, reason: str) -> None:
@@ -135,7 +137,15 @@ def test_the_grpo_reward_scores_a_batch_as_trl_passes_it() -> None:
         completion_ids=[[1]] * 4,
         trainer_state=None,
     )
-    assert scores == [1.0, 1.0, 0.0, 0.0]
+    # The default grain (None) takes the goal written at once; one rewrite per
+    # line (1) does not.
+    assert scores == [1.0, 1.0, 1.0, 0.0]
+    one_move = grpo_reward(ENV, steps_per_line=1)
+    assert one_move(completions=completions, problem=[PROBLEM] * 4) == [1.0, 1.0, 0.0, 0.0]
+    assert "exactly one rewrite" in grpo_rows(ENV, 1, seed=0, steps_per_line=1)[0]["prompt"]
+    assert "any number of rewrites" in rows[0]["prompt"]
+    with pytest.raises(ValueError, match="steps_per_line must be"):
+        grpo_reward(ENV, steps_per_line=0)
     assert reward(completions=[SOLUTION], problem=[PROBLEM]) == [1.0]
     assert reward(completions=[SOLUTION], problem=[PROBLEM], max_moves=[[3]]) == [0.0]
     with pytest.raises(ValueError, match="as long as each other"):
@@ -161,3 +171,119 @@ def test_restating_the_goal_counts_against_the_line_limit() -> None:
     score = score_derivation(ENV, PROBLEM, endless)
     assert score.reward == 0.0 and score.first_bad_step == MAX_DERIVATION_LINES + 1
     assert "more than" in score.reason
+
+
+@functools.lru_cache(maxsize=None)
+def _solutions(task: str) -> Tuple[Tuple[str, ...], ...]:
+    """The swarm's solutions (every expression, loops left out) of the first
+    problems of `task`."""
+    env = ENV_TASKS[task]()
+    solutions = []
+    for seed in range(3):
+        state, _ = env.get_initial_state(seed=seed, print_problem=False)
+        planned = swarm_solve(state, SwarmConfig(seed=seed), env)
+        if not planned.solved:
+            continue
+        lines = [state.agent.problem]
+        for action in without_loops(env, state, planned.actions):
+            state, _, _ = env.get_next_state(state, action)
+            lines.append(state.agent.problem)
+        solutions.append(tuple(lines))
+    return tuple(solutions)
+
+
+def _grouped(lines: Sequence[str], k: int, last_alone: bool = False) -> List[str]:
+    """`lines` with every `k`-th kept (the first and last always), so that each
+    kept line is at most `k` moves from the one before; with `last_alone`, the
+    last line one move from the one before."""
+    picks = sorted(set(range(0, len(lines), k)) | {len(lines) - 1} | ({len(lines) - 2} if last_alone else set()))
+    return [lines[i] for i in picks if i >= 0]
+
+
+@pytest.mark.parametrize("task", list(ENV_TASKS))
+def test_valid_moves_grouped_k_to_a_line_score_one_at_grain_k_and_none(task: str) -> None:
+    env = ENV_TASKS[task]()
+    goal_is_a_move = getattr(env, "goal_depends_on_history", False)
+    assert _solutions(task)
+    for lines in _solutions(task):
+        for k in (1, 2, 3):
+            grouped = _grouped(lines, k)
+            score = score_derivation(env, lines[0], "\n".join(grouped), steps_per_line=k)
+            assert score.reward == 1.0, (k, grouped, score.reason)
+            assert all(line.ok and line.moves is not None and line.moves <= k for line in score.lines)
+            assert sum(line.moves or 0 for line in score.lines) == len(lines) - 1 or k > 1
+            if k > 1:
+                assert score_derivation(env, lines[0], "\n".join(grouped), steps_per_line=1).reward == (
+                    1.0 if len(grouped) == len(lines) else 0.0
+                )
+            free = _grouped(lines, k, last_alone=goal_is_a_move)
+            loose = score_derivation(env, lines[0], "\n".join(free), steps_per_line=None)
+            assert loose.reward == 1.0, (k, free, loose.reason)
+            assert loose.step_rewards == (1.0,) * len(loose.lines)
+
+
+def _slipped(line: str) -> str:
+    """`line` with a slip: its first number one more (or `+ 1` added)."""
+    for index, char in enumerate(line):
+        if char.isdigit():
+            return line[:index] + str((int(char) + 1) % 10) + line[index + 1 :]
+    return line + " + 1"
+
+
+@pytest.mark.parametrize("task", list(ENV_TASKS))
+def test_a_value_slip_is_found_at_its_own_line_at_every_grain(task: str) -> None:
+    env = ENV_TASKS[task]()
+    checked = 0
+    for lines in _solutions(task):
+        for grain in (1, 2, None):
+            grouped = _grouped(lines, grain or 2)
+            for at in range(1, len(grouped)):
+                slip = _slipped(grouped[at])
+                if env.has_same_value(grouped[at], slip):
+                    slip = grouped[at] + " + 1"
+                written = [*grouped[:at], slip, *grouped[at + 1 :]]
+                score = score_derivation(env, lines[0], "\n".join(written[1:]), steps_per_line=grain)
+                assert score.first_bad_step == at and score.reward == 0.0, (grain, written, score)
+                assert "does not have the value" in score.reason, score.reason
+                verdict = score.lines[at - 1]
+                assert (verdict.ok, verdict.kept_value) == (False, False)
+                assert all(line.ok for line in score.lines[: at - 1])
+                checked += 1
+    assert checked >= 6
+
+
+def test_each_line_gets_a_verdict_for_process_rewards() -> None:
+    # A correct line, a slip, then a line correct from the slip's value.
+    completion = "<answer>\n2y + 4x + 3x\n2y + 8x\n8x + 2y\n</answer>"
+    score = score_derivation(ENV, PROBLEM, completion, steps_per_line=None)
+    assert [line.text for line in score.lines] == ["2y + 4x + 3x", "2y + 8x", "8x + 2y"]
+    assert [line.kept_value for line in score.lines] == [True, False, True]
+    assert score.step_rewards == (1.0, 0.0, 1.0)
+    assert (score.first_bad_step, score.verified, score.reward) == (2, 1, 0.0)
+    one = score_derivation(ENV, PROBLEM, "2y + 4x + 3x\n2y + (4 + 3) * x\n2y + 7x", steps_per_line=1)
+    assert [line.moves for line in one.lines] == [1, 1, 1] and one.lines[-1].reached_goal
+
+
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "Combine the x terms.\n<answer>\n4x + 2y + 3x = 2y + 4x + 3x = 2y + 7x\n</answer>",
+        "Thinking...\n```text\n2y + 4x + 3x\n2y + 7x\n```\nDone.",
+        "I will combine like terms.\n\n**Solution:**\n$2y + 4x + 3x$\n$$2y + 7x$$",
+        "Derivation: 2y + 4x + 3x\nStep 2: Combine like terms: 2y + 7x",
+        "\\begin{align}\n4x + 2y + 3x &= 2y + 4x + 3x \\\\\n&= 2y + 7x\n\\end{align}",
+        "<answer>\n2y + (4 + 3)x\nAnswer: \\boxed{2y + 7x}\n</answer>",
+    ],
+)
+def test_completions_are_read_as_models_write_them(completion: str) -> None:
+    score = score_derivation(ENV, PROBLEM, completion, steps_per_line=None)
+    assert score.reward == 1.0, score
+    assert score_derivation(ENV, PROBLEM, completion.replace("7x", "8x"), steps_per_line=None).reward == 0.0
+
+
+def test_the_grain_is_checked() -> None:
+    for bad in (0, 5, True, 1.0, "1"):
+        with pytest.raises(ValueError, match="steps_per_line must be None or an int"):
+            score_derivation(ENV, PROBLEM, SOLUTION, steps_per_line=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="steps_per_line must be None or an int"):
+        derivation_reward(ENV, steps_per_line=-1)

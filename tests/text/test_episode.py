@@ -13,7 +13,7 @@ from mathy_envs.gym import MathyGymEnv
 from mathy_envs.rewards import RewardScheme
 from mathy_envs.expert import without_loops
 from mathy_envs.swarm import SwarmConfig, swarm_solve
-from mathy_envs.text import ACCEPTED, CHOOSE, MALFORMED, REWRITE, TextEpisode, text_moves
+from mathy_envs.text import ACCEPTED, CHOOSE, MALFORMED, NOT_ONE_MOVE, REWRITE, TextEpisode, text_moves
 from mathy_envs.time_step import is_terminal_transition, termination
 from mathy_envs.types import EnvRewards, MathyEnvDifficulty, MathyEnvProblemArgs
 
@@ -192,3 +192,38 @@ def test_an_expression_that_outgrew_the_env_is_no_win_as_in_the_gym_env() -> Non
     move = next(move for move, text in env.move_results(state).items() if text == grown)
     _, reward, terminated, _, info = gym.step(move[0] * 7 + move[1])
     assert terminated and reward == 5.0 and not info["win"]
+
+
+def test_a_reply_may_write_what_up_to_steps_per_line_moves_give() -> None:
+    env, reference = PolySimplify(), PolySimplify()
+    episode = TextEpisode(env, steps_per_line=3)
+    prompt = episode.reset(problem="4x + 2y + 3x")
+    assert "at most 3 valid moves" in prompt
+    # Three moves (swap, factor, add) written at once: each is taken with its
+    # reward and its share of the budget.
+    step = episode.step("Combining the x terms: 2y + 7x")
+    assert step.verdict.kind == ACCEPTED and step.verdict.expression == "2y + 7x"
+    assert step.done and step.won
+    state = reference.state_from_text("4x + 2y + 3x")
+    total = 0.0
+    for action in (
+        next(m.action for m in text_moves(reference, state) if m.result == "2y + 4x + 3x"),
+    ):
+        state, time_step, _ = reference.get_next_state(state, action)
+        total += time_step.reward
+    for result in ("2y + (4 + 3) * x", "2y + 7x"):
+        action = next(m.action for m in text_moves(reference, state) if m.result == result)
+        state, time_step, _ = reference.get_next_state(state, action)
+        total += time_step.reward
+    assert step.reward == pytest.approx(total)
+    assert episode.state is not None
+    assert episode.state.agent.moves_remaining == state.agent.moves_remaining
+    # More moves than that: refused, as not one move.
+    too_far = TextEpisode(PolySimplify(), steps_per_line=2)
+    too_far.reset(problem="4x + 2y + 3x")
+    refused = too_far.step("2y + 7x")
+    assert refused.verdict.kind == NOT_ONE_MOVE and "steps_per_line=2" in refused.verdict.reason
+    with pytest.raises(ValueError, match="must be an int for a TextEpisode"):
+        TextEpisode(PolySimplify(), steps_per_line=None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="steps_per_line must be"):
+        TextEpisode(PolySimplify(), steps_per_line=7)

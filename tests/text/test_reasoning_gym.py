@@ -37,12 +37,25 @@ def test_the_same_seed_gives_the_same_entries() -> None:
 
 
 def test_an_unfinished_derivation_or_the_final_line_alone_scores_zero() -> None:
-    data = reasoning_gym.create_dataset("mathy_poly_simplify", seed=1, size=3)
+    data = reasoning_gym.create_dataset("mathy_poly_simplify", seed=1, size=3, steps_per_line=1)
     entry = next(e for e in data if len(e["answer"].splitlines()) >= 3)
+    assert "exactly one rewrite" in entry["question"] and entry["metadata"]["steps_per_line"] == 1
     lines = entry["answer"].splitlines()
     assert data.score_answer("\n".join(lines[:-1]), entry) == 0.0
     assert data.score_answer(lines[-1], entry) == 0.0
     assert data.score_answer("\n".join(lines[1:]), entry) == 1.0  # the problem not restated
+
+
+def test_by_default_a_line_may_make_any_number_of_rewrites() -> None:
+    data = reasoning_gym.create_dataset("mathy_poly_simplify", seed=1, size=3)
+    entry = next(e for e in data if len(e["answer"].splitlines()) >= 3)
+    assert "any number of rewrites" in entry["question"]
+    lines = entry["answer"].splitlines()
+    assert data.score_answer("\n".join(lines[:-1]), entry) == 0.0  # not at the goal
+    assert data.score_answer(lines[-1], entry) == 1.0  # the goal, written at once
+    assert data.score_answer(f"<answer>\n{lines[0]} = {lines[-1]}\n</answer>", entry) == 1.0
+    with pytest.raises(ValueError, match="steps_per_line must be"):
+        reasoning_gym.create_dataset("mathy_poly_simplify", steps_per_line=9)
 
 
 def test_bad_configs_and_names() -> None:

@@ -5,6 +5,16 @@ from typing import List
 
 import numpy as np
 import pytest
+from mathy_core import (
+    AddExpression,
+    ConstantExpression,
+    MathExpression,
+    MultiplyExpression,
+    NegateExpression,
+    PowerExpression,
+    SubtractExpression,
+    VariableExpression,
+)
 from helpers import ENV_DIFFICULTY_CASES, HOSTILE_REPLIES, time_limit
 
 from mathy_envs.envs import ENV_TASKS, PolySimplify
@@ -21,6 +31,7 @@ from mathy_envs.text import (
     read_reply,
     text_moves,
 )
+from mathy_envs.text.matching import same_expression
 from mathy_envs.text.replies import MAX_ANSWER_CHARS, MAX_REPLY_CHARS, answer_line, names_a_move
 from mathy_envs.types import MathyEnvDifficulty, MathyEnvProblemArgs
 
@@ -66,6 +77,82 @@ def test_every_valid_move_written_as_a_rewrite_is_that_move(
                 assert verdict.move in (same_text.action, same_tree.action), (reply, verdict)
                 if reply in (move.result, move.result.replace(" ", "")):
                     assert verdict.move == same_text.action, (reply, verdict)
+            checked += 1
+        move = moves[int(rng.integers(len(moves)))]
+        state, _, _ = env.get_next_state(state, move.action)
+    assert checked > 0
+
+
+def _natural(node: MathExpression) -> str:
+    """`node` as a person writes it: products by juxtaposition where that reads
+    unambiguously (`4x`, `(10 + 5)z^2`, `x(x + 9)`, `(x + 1)(x - 2)`), `*`
+    elsewhere, and only the parentheses the standard precedence needs."""
+    if isinstance(node, ConstantExpression):
+        return str(node.value)
+    if isinstance(node, VariableExpression):
+        return str(node.identifier)
+    if isinstance(node, NegateExpression):
+        return "-" + _grouped(node.get_child(), atom_only=True)
+    left, right = node.left, node.right
+    if isinstance(node, PowerExpression):
+        return _grouped(left, atom_only=True) + "^" + _grouped(right, atom_only=True)
+    if isinstance(node, (AddExpression, SubtractExpression)):
+        sign = " + " if isinstance(node, AddExpression) else " - "
+        right_text = _natural(right)
+        if isinstance(right, (AddExpression, SubtractExpression, NegateExpression)) or right_text.startswith("-"):
+            right_text = f"({right_text})"
+        return _natural(left) + sign + right_text
+    if isinstance(node, MultiplyExpression):
+        left_text = _natural(left)
+        if isinstance(left, (AddExpression, SubtractExpression)):
+            left_text = f"({left_text})"
+        right_text = _natural(right)
+        if isinstance(right, (AddExpression, SubtractExpression, MultiplyExpression, NegateExpression)):
+            right_text = f"({right_text})"
+        elif right_text.startswith("-"):
+            right_text = f"({right_text})"
+        # Juxtaposed: a group after anything, a letter after a number or a group
+        # (not after a letter: three letters in a row read as a word).
+        if right_text[0] == "(" or (right_text[0].isalpha() and not left_text[-1].isalpha()):
+            return left_text + right_text
+        return f"{left_text} * {right_text}"
+    raise AssertionError(f"no natural form for {type(node).__name__}")
+
+
+def _grouped(node: MathExpression, atom_only: bool) -> str:
+    text = _natural(node)
+    plain = isinstance(node, VariableExpression) or (
+        isinstance(node, ConstantExpression) and not text.startswith("-")
+    )
+    return text if plain else f"({text})"
+
+
+@pytest.mark.parametrize("task,difficulty", ENV_DIFFICULTY_CASES)
+def test_every_valid_move_written_in_natural_notation_is_accepted(
+    task: str, difficulty: MathyEnvDifficulty
+) -> None:
+    """Random states of every env: each valid move's result written as people
+    write algebra (juxtaposition, no `*` between a factor and a group, only the
+    parentheses the standard precedence needs) is accepted as a move whose
+    result is that expression, never judged a change of value. (A move that
+    only regroups a product, `2x * 3y` to `2 * x * 3y`, can't be written
+    naturally: written so, it is the expression as it is.)"""
+    env = ENV_TASKS[task](seed=5)
+    rng = np.random.default_rng(5)
+    state, _ = env.fitting_initial_state(MathyEnvProblemArgs(difficulty))
+    checked = 0
+    for _ in range(6):
+        moves = text_moves(env, state)
+        if not moves:
+            break
+        for move in moves:
+            natural = _natural(env.parse(move.result).tree)
+            verdict = read_reply(env, state, natural, REWRITE, moves)
+            if verdict.kind == UNCHANGED:
+                assert same_expression(env, state.agent.problem, move.result), (move, verdict)
+                continue
+            assert verdict.kind == ACCEPTED, (state.agent.problem, move.result, natural, verdict)
+            assert verdict.expression is not None and env.has_same_value(verdict.expression, move.result)
             checked += 1
         move = moves[int(rng.integers(len(moves)))]
         state, _, _ = env.get_next_state(state, move.action)

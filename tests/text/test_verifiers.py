@@ -129,6 +129,46 @@ def test_the_planners_solution_wins_with_the_envs_own_rewards(task_name: str, mo
         assert all(text.startswith("accepted: ") for text in users[1:])
 
 
+def test_a_reply_may_make_up_to_steps_per_line_moves() -> None:
+    env = adapter.load_environment(env="poly", seed=5, size=3, steps_per_line=3)
+    mathy = ENV_TASKS["poly"]()
+    replies: Dict[str, List[str]] = {}
+    totals: Dict[str, float] = {}
+    for index, task in enumerate(env.taskset):
+        assert task.data.steps_per_line == 3 and "at most 3 valid moves" in task.data.prompt
+        state = mathy.state_from_text(task.data.problem, task.data.max_moves)
+        planned = swarm_solve(state, SwarmConfig(seed=index), mathy)
+        if not planned.solved:
+            continue
+        lines, total = [], 0.0
+        for rule, node in without_loops(mathy, state, planned.actions):
+            state, time_step, _ = mathy.get_next_state(state, (rule, node))
+            lines.append(state.agent.problem)
+            total += float(time_step.reward)
+        # Every third expression and the last: three moves per reply at most.
+        picks = lines[2::3]
+        if not picks or picks[-1] != lines[-1]:
+            picks.append(lines[-1])
+        replies[task.data.prompt] = [f"Next: {line}" for line in picks]
+        totals[task.data.prompt] = total
+    assert replies
+
+    def player(messages: List[Dict[str, Any]]) -> str:
+        script = replies.get(messages[0]["content"], [])
+        turn = sum(1 for m in messages if m["role"] == "assistant")
+        return script[turn] if turn < len(script) else "I don't know"
+
+    for episode in _play(env, player):
+        assert episode.ok and not episode.errors
+        (trace,) = episode.traces
+        prompt = episode.task.data.prompt
+        if prompt not in totals:
+            continue
+        assert trace.rewards["won"].score == 1.0
+        assert trace.reward == pytest.approx(totals[prompt])
+        assert trace.metrics["accepted"] == trace.metrics["steps"] == len(replies[prompt])
+
+
 def test_a_junk_player_is_refused_every_move_and_never_wins() -> None:
     env = adapter.load_environment(seed=1, size=2)
     episodes = _play(env, lambda messages: "I don't know")
@@ -184,6 +224,9 @@ def test_the_taskset_is_reproducible() -> None:
         ({"seed": -1}, "seed must be an int"),
         ({"seed": True}, "seed must be an int"),
         ({"size": 0}, "size must be an int"),
+        ({"steps_per_line": 0}, "steps_per_line must be an int"),
+        ({"steps_per_line": 9}, "steps_per_line must be an int"),
+        ({"steps_per_line": True}, "steps_per_line must be an int"),
         ({"size": "x" * 5000}, "size"),
         ({"env": "p" * 5000}, "env must be one of"),
         ({"colour": "blue"}, "colour"),

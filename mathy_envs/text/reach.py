@@ -1,0 +1,86 @@
+"""Reach: the fewest valid moves from a state to an expression a model wrote.
+
+`moves_to(env, state, expression, k)` searches the env's own moves breadth
+first, up to `k` of them (`steps_per_line`), for an expression that matches the
+one written (`mathy_envs.text.matching`), and returns the moves, or why there
+are none. Expressions already visited by the search are not expanded again, a
+path never goes on from an expression that ends the episode (a goal or a loss),
+and at most `MAX_SEARCH_TEXTS` expressions are visited: the cost is about one
+move listing (`text_moves`) per expression expanded, at most `1 + b + ... +
+b^(k-1)` of them for `b` valid moves per expression.
+"""
+
+from typing import List, Optional, Tuple, Union
+
+from ..env import MathyEnv
+from ..limits import quote
+from ..state import MathyEnvState
+from ..time_step import is_terminal_transition
+from ..types import ActionType
+from .matching import first_match, loose_text
+from .prompts import text_moves
+
+MAX_STEPS_PER_LINE = 4
+"""The largest int `steps_per_line`: the search grows as the number of valid
+moves to that power."""
+MAX_SEARCH_TEXTS = 20_000
+"""The expressions one search visits at most; an expression not found among
+them is judged not reachable in that many moves."""
+
+
+def check_grain(steps_per_line: Optional[int]) -> None:
+    """`ValueError` unless `steps_per_line` is None or an int from 1 to
+    `MAX_STEPS_PER_LINE`."""
+    if steps_per_line is None:
+        return
+    if (
+        isinstance(steps_per_line, bool)
+        or not isinstance(steps_per_line, int)
+        or not 1 <= steps_per_line <= MAX_STEPS_PER_LINE
+    ):
+        raise ValueError(
+            f"steps_per_line must be None or an int from 1 to {MAX_STEPS_PER_LINE}, "
+            f"got {quote(steps_per_line, 40)}"
+        )
+
+
+def moves_to(
+    env: MathyEnv, state: MathyEnvState, expression: str, steps: int
+) -> Union[List[ActionType], str]:
+    """The fewest valid moves (at most `steps`) from `state` to an expression
+    that matches `expression` (a text the env reads), or why there are none."""
+    try:
+        printed = env.printed_text(expression)
+    except (ValueError, RecursionError):
+        return "not an expression the env reads"
+    loose = loose_text(printed)
+    frontier: List[Tuple[MathyEnvState, List[ActionType]]] = [(state, [])]
+    seen = {state.agent.problem}
+    for depth in range(1, steps + 1):
+        following: List[Tuple[MathyEnvState, List[ActionType]]] = []
+        for here, path in frontier:
+            moves = text_moves(env, here, describe=False)
+            near = [move for move in moves if loose_text(move.result) == loose]
+            found = first_match(env, expression, [move.result for move in near])
+            if found >= 0:
+                return path + [near[found].action]
+            if depth == steps:
+                continue
+            for move in moves:
+                if move.result in seen:
+                    continue
+                if len(seen) >= MAX_SEARCH_TEXTS:
+                    return (
+                        f"{quote(expression, 80)} is not among the {MAX_SEARCH_TEXTS:,} "
+                        f"expressions up to {steps} valid moves away"
+                    )
+                seen.add(move.result)
+                child = env.state_from_text(move.result)
+                if not is_terminal_transition(env.get_state_transition(child)):
+                    following.append((child, path + [move.action]))
+        frontier = following
+    plural = "valid move gives" if steps == 1 else f"{steps} valid moves give"
+    return f"it keeps the value, but no {plural} it: write fewer rewrites per line"
+
+
+__all__ = ("MAX_SEARCH_TEXTS", "MAX_STEPS_PER_LINE", "check_grain", "moves_to")
