@@ -120,6 +120,8 @@ class BenchResult:
     worst_reply_ms: float = 0.0
     worst_reply: str = ""
     coverage: List[Coverage] = field(default_factory=list)
+    derivation_ms: Dict[str, float] = field(default_factory=dict)
+    """`derivation_millis`: median milliseconds per derivation, by grain."""
 
 
 WORST_REPLIES: Dict[str, Callable[[int], str]] = {
@@ -344,6 +346,55 @@ def text_micros(steps: int) -> Dict[str, float]:
     return {name: seconds / steps * 1e6 for name, seconds in spent.items()}
 
 
+DERIVATION_LINES = 10
+"""The lines of each derivation `derivation_millis` scores."""
+
+
+def derivation_millis(count: int) -> Dict[str, float]:
+    """Median milliseconds to score a `DERIVATION_LINES`-line derivation of a
+    PolySimplify normal problem (seeded random valid moves from a generated
+    problem): one move a line at grains 1 and None, three moves a line at
+    grain 3 (its search)."""
+    env = PolySimplify()
+    config = MathyEnvProblemArgs(MathyEnvDifficulty.normal)
+    rng = np.random.default_rng(SEED)
+    times: Dict[str, List[float]] = {"1": [], "3": [], "None": []}
+    clock = time.perf_counter
+    made = 0
+    for seed in range(100 * count):
+        if made == count:
+            break
+        env.seed(SEED + seed)
+        start, _ = env.get_initial_state(config, print_problem=False)
+        problem, texts = start.agent.problem, []
+        # A walk that never returns to an expression, with room for it.
+        state = env.state_from_text(problem, max_moves=10 * DERIVATION_LINES)
+        for _ in range(3 * DERIVATION_LINES):
+            moves = [m for m in text_moves(env, state, describe=False) if m.result not in texts]
+            if not moves:
+                break
+            state, time_step, _ = env.get_next_state(state, moves[int(rng.integers(len(moves)))].action)
+            texts.append(state.agent.problem)
+            if is_terminal_transition(time_step):
+                break
+        if len(texts) < 3 * DERIVATION_LINES:
+            continue
+        made += 1
+        single = "\n".join(texts[:DERIVATION_LINES])
+        triple = "\n".join(texts[2::3])
+        for grain, completion in (("1", single), ("3", triple), ("None", single)):
+            started = clock()
+            score_derivation(
+                env,
+                problem,
+                completion,
+                10 * DERIVATION_LINES,
+                steps_per_line=None if grain == "None" else int(grain),
+            )
+            times[grain].append((clock() - started) * 1e3)
+    return {grain: float(np.median(spent)) if spent else float("nan") for grain, spent in times.items()}
+
+
 def worst_reply_millis() -> Tuple[float, str]:
     """The slowest verdict (milliseconds) on a `WORST_REPLIES` reply at the
     `MAX_REPLY_CHARS` limit, in rewrite and choose mode and as a derivation of
@@ -452,6 +503,7 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
     report(f"[{parts - 3}/{parts}] the text interface: prompts and verdicts")
     text_us = min((text_micros(200 if quick else 1000) for _ in range(repeats)), key=lambda r: r["prompt"])
     worst_ms, worst_what = worst_reply_millis()
+    derivation_ms = derivation_millis(5 if quick else 25)
     report(f"[{parts - 2}/{parts}] observation building per type")
     observation_us = observation_micros(300 if quick else 3000)
     report(f"[{parts - 1}/{parts}] memory of held states")
@@ -470,6 +522,7 @@ def bench(quick: bool = False, progress: Optional[Progress] = None) -> BenchResu
         worst_reply_ms=worst_ms,
         worst_reply=worst_what,
         coverage=coverage,
+        derivation_ms=derivation_ms,
     )
 
 
@@ -549,6 +602,14 @@ def run_bench(
         f"{result.worst_reply_ms:.1f} ms ({result.worst_reply})",
         file=out,
     )
+    if result.derivation_ms:
+        millis = result.derivation_ms
+        print(
+            f"  a {DERIVATION_LINES}-line derivation, median: steps_per_line=None "
+            f"{millis['None']:.1f} ms, =1 {millis['1']:.1f} ms (one move a line), "
+            f"=3 {millis['3']:.1f} ms (three moves a line)",
+            file=out,
+        )
     print(file=out)
     print(
         f"memory: {result.memory_states:,} states held in a list: "

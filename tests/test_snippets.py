@@ -79,20 +79,29 @@ def _text_episode(stdout: str) -> None:
 
 
 def _derivation_rewards(stdout: str) -> None:
-    """A derivation scores 1, the answer alone, a slip and an unfinished one 0;
-    the verified steps are counted."""
-    rewards = [float(r) for r in re.findall(r"reward (\d\.\d\d)", stdout)]
-    assert rewards == [1.0, 0.0, 0.0, 0.0], stdout
-    assert re.findall(r"verified (\d/\d)", stdout) == ["3/3", "0/1", "1/2", "2/2"], stdout
+    """One rewrite a line scores 1 at every grain; two rewrites on a line only
+    from grain 2; the answer alone only at grain None; a slip never, found at
+    its line."""
+    table = re.findall(r"^(.+?)\s+steps_per_line=1: (\d)  =2: (\d)  =None: (\d)$", stdout, re.M)
+    assert [row[1:] for row in table] == [
+        ("1", "1", "1"),
+        ("0", "1", "1"),
+        ("0", "0", "1"),
+        ("0", "0", "0"),
+    ], stdout
+    assert "step rewards (1.0, 0.0) first bad step 2" in stdout, stdout
 
 
 def _grpo_rewards(stdout: str) -> None:
-    assert stdout.rstrip().splitlines()[-1] == "[1.0, 1.0, 0.0, 0.0]", stdout
+    last, one_rewrite = stdout.rstrip().splitlines()[-2:]
+    assert last == "[1.0, 1.0, 1.0, 0.0]", stdout
+    assert one_rewrite == "[1.0, 1.0, 0.0, 0.0] (steps_per_line=1)", stdout
 
 
 def _reasoning_gym_scores(stdout: str) -> None:
-    assert re.search(r"^the reference\s+1\.00$", stdout, re.M), stdout
-    assert re.search(r"^the final line alone\s+0\.00$", stdout, re.M), stdout
+    assert re.search(r"^the reference\s+1\.00 \(steps_per_line=None\)  1\.00", stdout, re.M), stdout
+    assert re.search(r"^the final line alone\s+1\.00 \(steps_per_line=None\)  0\.00", stdout, re.M), stdout
+    assert re.search(r"^a slip\s+0\.00 \(steps_per_line=None\)  0\.00", stdout, re.M), stdout
 
 
 OUTPUT_CHECKS: Dict[str, Callable[[str], None]] = {

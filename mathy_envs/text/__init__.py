@@ -11,8 +11,13 @@ every step.
   a prompt and `step(reply)` to the next prompt, reward, end and verdict, with
   the env's own rewards and move budget;
 - `score_derivation` / `derivation_reward` (`mathy_envs.text.derivations`): a
-  whole solution, one expression per line, checked step by step: the reward of
-  single-turn RL (`score(problem, completion) -> float`).
+  whole solution, one expression per line, checked line by line at a grain
+  (`steps_per_line`: one valid move a line, at most `k`, or any rewrite that
+  keeps the exact value), with a verdict per line: the reward of single-turn RL
+  (`score(problem, completion) -> float`) and process rewards;
+- `read_math` (`mathy_envs.text.notation`): a line of math as people write it
+  (`(10 + 5)z^2`, `x(x + 9)`, LaTeX), read with the standard precedence and
+  written as the env's own text.
 
 Adapters: `mathy_envs.text.reasoning_gym` (reasoning-gym datasets) and
 `mathy_envs.text.verifiers` (a verifiers environment), each needing its package,
@@ -24,11 +29,13 @@ the base install.
 from .derivations import (
     MAX_DERIVATION_LINES,
     DerivationScore,
+    LineVerdict,
     derivation_lines,
     derivation_reward,
     score_derivation,
 )
 from .episode import TextEpisode, TextStep
+from .notation import read_math
 from .prompts import CHOOSE, MODES, REWRITE, TextMove, goal_text, prompt_text, text_moves
 from .replies import (
     ACCEPTED,
@@ -48,6 +55,7 @@ __all__ = (
     "CHANGES_VALUE",
     "CHOOSE",
     "DerivationScore",
+    "LineVerdict",
     "MALFORMED",
     "MAX_DERIVATION_LINES",
     "MODES",
@@ -65,6 +73,7 @@ __all__ = (
     "derivation_reward",
     "goal_text",
     "prompt_text",
+    "read_math",
     "read_reply",
     "score_derivation",
     "text_moves",

@@ -48,7 +48,7 @@ reached, the first bad step with its reason, and a verdict per line
 """
 
 import re
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ..env import MathyEnv
 from ..limits import quote, shorten, type_name
@@ -73,6 +73,9 @@ from .replies import (
 MAX_DERIVATION_LINES = 256
 """Lines past this many are not read (the first one past it is the bad step),
 restatements of the goal included."""
+MAX_DETOURS = 8
+"""With an int grain, the paths to a line that end the episode early (through a
+goal or a loss) looked around at most, before the line is taken as the last."""
 _LABEL = re.compile(r"^(?:step\s*\d{1,4}\s*[.):]?|\d{1,4}\s*[.):])\s+", re.IGNORECASE)
 """A step label: `Step 3:`, `Step 3`, `3.` or `2)`, always followed by a space
 (`3.2y` is a decimal, not step 3)."""
@@ -300,11 +303,26 @@ class _Scoring:
         if not env.has_same_value(state.agent.problem, expression):
             reason = f"{quote(line)} does not have the value of {quote(state.agent.problem, 80)}"
             return LineVerdict(step, line, expression, False, None, False, False, reason)
-        path = moves_to(env, state, expression, self.grain)
-        if isinstance(path, str):
-            reason = f"{quote(line)}: {path} (steps_per_line={self.grain})"
-            return LineVerdict(step, line, expression, True, None, False, False, reason)
-        return self.take(step, line, expression, path)
+        avoid: Set[str] = set()
+        while True:
+            path = moves_to(env, state, expression, self.grain, avoid)
+            if isinstance(path, str):
+                reason = f"{quote(line)}: {path} (steps_per_line={self.grain})"
+                return LineVerdict(step, line, expression, True, None, False, False, reason)
+            ended = self.ends_early(path)
+            if ended is None or len(avoid) >= MAX_DETOURS:
+                return self.take(step, line, expression, path)
+            avoid.add(ended)  # the episode ends there: find a path around it
+
+    def ends_early(self, path: Sequence[ActionType]) -> Optional[str]:
+        """The text where taking `path` ends the episode before its last move,
+        or None."""
+        state = self.state
+        for action in path[:-1]:
+            state, time_step, _ = self.env.get_next_state(state, action)
+            if is_terminal_transition(time_step):
+                return state.agent.problem
+        return None
 
     def take(
         self, step: int, line: str, expression: Optional[str], path: Sequence[ActionType]

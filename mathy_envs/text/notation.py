@@ -31,6 +31,7 @@ Reading takes time linear in the text's length; nesting deeper than
 `MAX_NESTING` levels is refused.
 """
 
+import re
 from typing import List, Optional, Tuple, Union
 
 from mathy_core import (
@@ -47,15 +48,15 @@ from mathy_core import (
     VariableExpression,
 )
 
-from .._engine import default_parser, parse_text
+from .._engine import parse
 from ..limits import MAX_DEPTH, MAX_NESTING, MAX_TEXT_LENGTH, quote
 
 class _Node:
     """A read expression: a number (`value`, written `text`), a variable (`text`),
     a sign (`kind` "neg", `left` its operand) or an operator (`kind` one of add,
-    sub, mul, div, pow, eq)."""
+    sub, mul, div, pow, eq); `depth` is the levels of its tree."""
 
-    __slots__ = ("kind", "text", "value", "left", "right")
+    __slots__ = ("kind", "text", "value", "left", "right", "depth")
 
     def __init__(
         self,
@@ -70,6 +71,12 @@ class _Node:
         self.value = value
         self.left = left
         self.right = right
+        below = 0
+        if left is not None:
+            below = left.depth
+        if right is not None and right.depth > below:
+            below = right.depth
+        self.depth: int = below + 1
 
     @property
     def negative_number(self) -> bool:
@@ -104,98 +111,69 @@ _COMMANDS = {
     "qquad": "",
 }
 """LaTeX commands read: what each stands for ("" for none)."""
-_LATEX_SPACES = ",;:! "
-"""`\\,`, `\\;`, `\\:`, `\\!` and `\\ `: LaTeX spacing, ignored."""
+_TOKEN = re.compile(
+    r"(?P<space>\s+)"
+    r"|(?P<num>[0-9]+(?:\.[0-9]+)?|\.[0-9]+)"
+    r"|(?P<var>[A-Za-z])"
+    r"|\\(?P<command>[A-Za-z]+|[,;:! ])"
+    r"|(?P<op>[-+*/^=])"
+    r"|(?P<open>[(\[{])"
+    r"|(?P<close>[)\]}])"
+    r"|(?P<other>.)",
+    re.DOTALL,
+)
+"""One token: every character is part of exactly one match, so the tokens of a
+text are found in one pass."""
 _OPENING = {"(": ")", "[": "]", "{": "}"}
-_CLOSING = frozenset(_OPENING.values())
-_OPERATORS = frozenset("+-*/^=")
 _BINARY = {"+": "add", "-": "sub", "*": "mul", "/": "div"}
+_FACTOR_STARTS = frozenset(("var", "open", "frac"))
 
 
-class _Token:
-    __slots__ = ("kind", "text", "spaced")
-
-    def __init__(self, kind: str, text: str, spaced: bool) -> None:
-        self.kind = kind  # num, var, op, open, close, frac
-        self.text = text
-        self.spaced = spaced  # white space came before it
-
-
-def _tokens(text: str) -> List[_Token]:
-    """The tokens of `text`, in one pass."""
+def _tokens(text: str) -> Tuple[List[str], List[str]]:
+    """The kinds and texts of the tokens of `text` (an "end" token last)."""
     for written, meant in _SPELLINGS:
         text = text.replace(written, meant)
-    tokens: List[_Token] = []
-    spaced = False
-    i, end = 0, len(text)
-    while i < end:
-        ch = text[i]
-        if ch.isspace():
-            spaced = True
-            i += 1
+    kinds: List[str] = []
+    texts: List[str] = []
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup
+        if kind == "space":
             continue
-        if "0" <= ch <= "9" or (ch == "." and i + 1 < end and "0" <= text[i + 1] <= "9"):
-            start = i
-            while i < end and "0" <= text[i] <= "9":
-                i += 1
-            if i < end and text[i] == "." and i + 1 < end and "0" <= text[i + 1] <= "9":
-                i += 1
-                while i < end and "0" <= text[i] <= "9":
-                    i += 1
-            tokens.append(_Token("num", text[start:i], spaced))
-        elif ("a" <= ch <= "z") or ("A" <= ch <= "Z"):
-            tokens.append(_Token("var", ch, spaced))
-            i += 1
-        elif ch == "\\":
-            start = i + 1
-            i = start
-            while i < end and (("a" <= text[i] <= "z") or ("A" <= text[i] <= "Z")):
-                i += 1
-            name = text[start:i]
-            if not name:
-                if i < end and text[i] in _LATEX_SPACES:
-                    i += 1
-                    spaced = True
-                    continue
-                raise ValueError(f"{quote(text)} has a stray backslash at character {start}")
-            if name not in _COMMANDS:
+        token = match.group(kind or "other")
+        if kind == "command":
+            if token not in _COMMANDS:
+                if len(token) == 1:
+                    continue  # LaTeX spacing: \, \; \: \! and "\ "
                 raise ValueError(
-                    f"{quote(text)} uses \\{name[:40]}, which is not read here "
+                    f"{quote(text)} uses \\{token[:40]}, which is not read here "
                     "(write the expression with + - * / ^ and parentheses)"
                 )
-            meant = _COMMANDS[name]
-            if meant == "frac":
-                tokens.append(_Token("frac", "\\frac", spaced))
-            elif meant:
-                tokens.append(_Token("op", meant, spaced))
-            else:
-                spaced = True
-            continue
-        elif ch in _OPERATORS:
-            tokens.append(_Token("op", ch, spaced))
-            i += 1
-        elif ch in _OPENING:
-            tokens.append(_Token("open", ch, spaced))
-            i += 1
-        elif ch in _CLOSING:
-            tokens.append(_Token("close", ch, spaced))
-            i += 1
-        else:
+            meant = _COMMANDS[token]
+            if not meant:
+                continue
+            kind, token = ("frac", token) if meant == "frac" else ("op", meant)
+        elif kind == "other":
+            what = "a stray backslash" if token == "\\" else repr(token)
             raise ValueError(
-                f"{quote(text)} has {ch!r} at character {i}, which is not read here "
-                "(write the expression with numbers, one-letter variables, + - * / ^ "
+                f"{quote(text)} has {what} at character {match.start()}, which is not read "
+                "here (write the expression with numbers, one-letter variables, + - * / ^ "
                 "and parentheses)"
             )
-        spaced = False
-    return tokens
+        kinds.append(str(kind))
+        texts.append(token)
+    kinds.append("end")
+    texts.append("")
+    return kinds, texts
 
 
 class _Reader:
     """A recursive-descent reader over the tokens of one text."""
 
-    def __init__(self, text: str, tokens: List[_Token], equations: bool) -> None:
+    __slots__ = ("text", "kinds", "texts", "at", "depth", "equations")
+
+    def __init__(self, text: str, equations: bool) -> None:
         self.text = text
-        self.tokens = tokens
+        self.kinds, self.texts = _tokens(text)
         self.at = 0
         self.depth = 0
         self.equations = equations
@@ -203,34 +181,26 @@ class _Reader:
     def fail(self, what: str) -> ValueError:
         return ValueError(f"{quote(self.text)} {what}")
 
-    def peek(self) -> Optional[_Token]:
-        return self.tokens[self.at] if self.at < len(self.tokens) else None
-
-    def take(self) -> _Token:
-        token = self.tokens[self.at]
-        self.at += 1
-        return token
-
-    def is_op(self, token: Optional[_Token], ops: str) -> bool:
-        return token is not None and token.kind == "op" and token.text in ops
+    def op_at(self, ops: str) -> bool:
+        """Whether the next token is one of the operators `ops`."""
+        return self.kinds[self.at] == "op" and self.texts[self.at] in ops
 
     def read(self) -> _Node:
-        if not self.tokens:
+        if self.kinds[0] == "end":
             raise self.fail("has no expression")
         node = self.sum()
-        token = self.peek()
-        if self.is_op(token, "="):
+        if self.op_at("="):
             if not self.equations:
                 raise self.fail("is an equation; the task has expressions")
-            self.take()
+            self.at += 1
             node = _Node("eq", left=node, right=self.sum())
-            token = self.peek()
-        if token is not None:
-            if token.kind == "close":
-                raise self.fail(f"has an unmatched {token.text!r}")
-            if self.is_op(token, "="):
+        kind, token = self.kinds[self.at], self.texts[self.at]
+        if kind != "end":
+            if kind == "close":
+                raise self.fail(f"has an unmatched {token!r}")
+            if token == "=":
                 raise self.fail("has more than one '='")
-            raise self.fail(f"has {token.text!r} where an operator or the end was expected")
+            raise self.fail(f"has {token!r} where an operator or the end was expected")
         return node
 
     def enter(self) -> None:
@@ -241,20 +211,24 @@ class _Reader:
     def sum(self) -> _Node:
         self.enter()
         node = self.product()
-        while self.is_op(self.peek(), "+-"):
-            op = _BINARY[self.take().text]
+        kinds, texts = self.kinds, self.texts
+        while kinds[self.at] == "op" and texts[self.at] in "+-":
+            op = _BINARY[texts[self.at]]
+            self.at += 1
             node = _Node(op, left=node, right=self.product())
         self.depth -= 1
         return node
 
     def product(self) -> _Node:
         node = self.signed()
+        kinds, texts = self.kinds, self.texts
         while True:
-            token = self.peek()
-            if self.is_op(token, "*/"):
-                op = _BINARY[self.take().text]
+            kind = kinds[self.at]
+            if kind == "op" and texts[self.at] in "*/":
+                op = _BINARY[texts[self.at]]
+                self.at += 1
                 operand = self.signed()
-                if self.juxtaposed():
+                if kinds[self.at] in _FACTOR_STARTS:
                     if op == "div":
                         raise self.fail(
                             "divides by a product written without an operator: write "
@@ -262,26 +236,21 @@ class _Reader:
                         )
                     operand = self.term(operand)
                 node = _Node(op, left=node, right=operand)
-            elif token is not None and token.kind in ("var", "open", "frac"):
+            elif kind in _FACTOR_STARTS:
                 node = _Node("mul", left=node, right=self.power())
-            elif token is not None and token.kind == "num":
-                before = self.tokens[self.at - 1]
-                if before.kind == "num":
+            elif kind == "num":
+                before, token = texts[self.at - 1], texts[self.at]
+                if kinds[self.at - 1] == "num":
                     raise self.fail(
-                        f"has two numbers side by side ({before.text} {token.text}): "
+                        f"has two numbers side by side ({before} {token}): "
                         "write the operator between them"
                     )
                 raise self.fail(
-                    f"has the number {token.text} right after {before.text!r}: write a "
+                    f"has the number {token} right after {before!r}: write a "
                     "number before what it multiplies (2x, not x2) or use *"
                 )
             else:
                 return node
-
-    def juxtaposed(self) -> bool:
-        """Whether a factor follows with no operator before it."""
-        token = self.peek()
-        return token is not None and token.kind in ("var", "open", "frac")
 
     def term(self, number: _Node) -> _Node:
         """After `*`, a number and the variable (or power of one) written right
@@ -298,70 +267,66 @@ class _Reader:
         return number
 
     def signed(self) -> _Node:
-        token = self.peek()
-        if self.is_op(token, "+-"):
-            self.take()
+        if self.kinds[self.at] == "op" and self.texts[self.at] in "+-":
+            sign = self.texts[self.at]
+            self.at += 1
             self.enter()
             inner = self.signed()
             self.depth -= 1
-            return inner if token is not None and token.text == "+" else inner.negated()
+            return inner if sign == "+" else inner.negated()
         return self.power()
 
     def power(self) -> _Node:
         base = self.atom()
-        if not self.is_op(self.peek(), "^"):
+        if not (self.kinds[self.at] == "op" and self.texts[self.at] == "^"):
             return base
-        self.take()
+        self.at += 1
         self.enter()
         exponent = self.exponent()
         self.depth -= 1
         return _Node("pow", left=base, right=exponent)
 
     def exponent(self) -> _Node:
-        token = self.peek()
-        if self.is_op(token, "+-"):
-            self.take()
+        if self.kinds[self.at] == "op" and self.texts[self.at] in "+-":
+            sign = self.texts[self.at]
+            self.at += 1
             self.enter()
             inner = self.exponent()
             self.depth -= 1
-            return inner if token is not None and token.text == "+" else inner.negated()
+            return inner if sign == "+" else inner.negated()
         return self.power()
 
     def atom(self) -> _Node:
-        token = self.peek()
-        if token is None:
+        kind, token = self.kinds[self.at], self.texts[self.at]
+        if kind == "end":
             raise self.fail("ends where a number, variable or '(' was expected")
-        self.take()
-        if token.kind == "num":
-            literal = token.text
-            value: Union[int, float] = float(literal) if "." in literal else int(literal)
-            return _Node("num", literal, value)
-        if token.kind == "var":
-            return _Node("var", token.text)
-        if token.kind == "open":
+        self.at += 1
+        if kind == "num":
+            value: Union[int, float] = float(token) if "." in token else int(token)
+            return _Node("num", token, value)
+        if kind == "var":
+            return _Node("var", token)
+        if kind == "open":
             return self.group(token)
-        if token.kind == "frac":
-            opening = self.peek()
-            if opening is None or opening.kind != "open":
+        if kind == "frac":
+            if self.kinds[self.at] != "open":
                 raise self.fail("has \\frac without {numerator}{denominator}")
-            numerator = self.group(self.take())
-            opening = self.peek()
-            if opening is None or opening.kind != "open":
+            self.at += 1
+            numerator = self.group(self.texts[self.at - 1])
+            if self.kinds[self.at] != "open":
                 raise self.fail("has \\frac without {numerator}{denominator}")
-            return _Node("div", left=numerator, right=self.group(self.take()))
-        if token.kind == "close":
-            raise self.fail(f"has {token.text!r} where a number, variable or '(' was expected")
-        raise self.fail(f"has {token.text!r} where a number, variable or '(' was expected")
+            self.at += 1
+            return _Node("div", left=numerator, right=self.group(self.texts[self.at - 1]))
+        raise self.fail(f"has {token!r} where a number, variable or '(' was expected")
 
-    def group(self, opening: _Token) -> _Node:
+    def group(self, opening: str) -> _Node:
         inner = self.sum()
-        closing = self.peek()
-        wanted = _OPENING[opening.text]
-        if closing is None or closing.kind != "close":
-            raise self.fail(f"has an unclosed {opening.text!r}")
-        if closing.text != wanted:
-            raise self.fail(f"closes {opening.text!r} with {closing.text!r}")
-        self.take()
+        kind, closing = self.kinds[self.at], self.texts[self.at]
+        if kind != "close":
+            raise self.fail(f"has an unclosed {opening!r}")
+        if closing != _OPENING[opening]:
+            raise self.fail(f"closes {opening!r} with {closing!r}")
+        self.at += 1
         return inner
 
 
@@ -408,19 +373,6 @@ def _operand(node: _Node, bare: bool, out: List[str]) -> None:
     _write(node, out)
     if not bare:
         out.append(")")
-
-
-def _depth(node: _Node) -> int:
-    """The levels of `node`'s tree (iteratively)."""
-    deepest = 0
-    pending = [(node, 1)]
-    while pending:
-        item, depth = pending.pop()
-        deepest = max(deepest, depth)
-        for child in (item.left, item.right):
-            if child is not None:
-                pending.append((child, depth + 1))
-    return deepest
 
 
 def _same_tree(node: _Node, tree: MathExpression) -> bool:
@@ -473,13 +425,14 @@ def read_math(text: str, equations: bool = False, parser: Optional[ExpressionPar
         raise ValueError(f"an expression must be text, got {type(text).__name__}")
     if len(text) > MAX_TEXT_LENGTH:
         raise ValueError(f"the expression has {len(text):,} characters, more than {MAX_TEXT_LENGTH:,}")
-    node = _Reader(text, _tokens(text), equations).read()
-    if _depth(node) > MAX_DEPTH:
+    node = _Reader(text, equations).read()
+    if node.depth > MAX_DEPTH:
         raise ValueError(f"{quote(text)} is more than {MAX_DEPTH} levels deep")
     out: List[str] = []
     _write(node, out)
     written = "".join(out)
-    tree = parse_text(parser if parser is not None else default_parser(), written)
+    # Through the thread's cache of the parser: the env reads this text next.
+    tree = parse(written, parser).tree
     if not _same_tree(node, tree):
         raise ValueError(
             f"{quote(text)} can't be written in the env's notation unchanged: "

@@ -3,19 +3,19 @@
 `moves_to(env, state, expression, k)` searches the env's own moves breadth
 first, up to `k` of them (`steps_per_line`), for an expression that matches the
 one written (`mathy_envs.text.matching`), and returns the moves, or why there
-are none. Expressions already visited by the search are not expanded again, a
-path never goes on from an expression that ends the episode (a goal or a loss),
-and at most `MAX_SEARCH_TEXTS` expressions are visited: the cost is about one
-move listing (`text_moves`) per expression expanded, at most `1 + b + ... +
-b^(k-1)` of them for `b` valid moves per expression.
+are none. Expressions already visited by the search are not expanded again,
+texts to `avoid` (where an episode would end before the path does, found by the
+caller when it takes the moves) are not passed through, and at most
+`MAX_SEARCH_TEXTS` expressions are visited: the cost is about one move listing
+(`text_moves`) per expression expanded, at most `1 + b + ... + b^(k-1)` of them
+for `b` valid moves per expression.
 """
 
-from typing import List, Optional, Tuple, Union
+from typing import AbstractSet, List, Optional, Tuple, Union
 
 from ..env import MathyEnv
 from ..limits import quote
 from ..state import MathyEnvState
-from ..time_step import is_terminal_transition
 from ..types import ActionType
 from .matching import first_match, loose_text
 from .prompts import text_moves
@@ -45,20 +45,32 @@ def check_grain(steps_per_line: Optional[int]) -> None:
 
 
 def moves_to(
-    env: MathyEnv, state: MathyEnvState, expression: str, steps: int
+    env: MathyEnv,
+    state: MathyEnvState,
+    expression: str,
+    steps: int,
+    avoid: AbstractSet[str] = frozenset(),
 ) -> Union[List[ActionType], str]:
     """The fewest valid moves (at most `steps`) from `state` to an expression
-    that matches `expression` (a text the env reads), or why there are none."""
+    that matches `expression` (a text the env reads), passing through none of
+    the texts `avoid`, or why there are none."""
     try:
         printed = env.printed_text(expression)
     except (ValueError, RecursionError):
         return "not an expression the env reads"
     loose = loose_text(printed)
-    frontier: List[Tuple[MathyEnvState, List[ActionType]]] = [(state, [])]
+    frontier: List[Tuple[str, List[ActionType]]] = [(state.agent.problem, [])]
     seen = {state.agent.problem}
     for depth in range(1, steps + 1):
-        following: List[Tuple[MathyEnvState, List[ActionType]]] = []
-        for here, path in frontier:
+        following: List[Tuple[str, List[ActionType]]] = []
+        for text, path in frontier:
+            if path:
+                try:
+                    here = env.state_from_text(text, state.max_moves)
+                except ValueError:
+                    continue  # past the env's limits: no move goes on from it
+            else:
+                here = state
             moves = text_moves(env, here, describe=False)
             near = [move for move in moves if loose_text(move.result) == loose]
             found = first_match(env, expression, [move.result for move in near])
@@ -67,17 +79,15 @@ def moves_to(
             if depth == steps:
                 continue
             for move in moves:
-                if move.result in seen:
+                if move.result in seen or move.result in avoid:
                     continue
                 if len(seen) >= MAX_SEARCH_TEXTS:
                     return (
-                        f"{quote(expression, 80)} is not among the {MAX_SEARCH_TEXTS:,} "
-                        f"expressions up to {steps} valid moves away"
+                        f"it is not among the {MAX_SEARCH_TEXTS:,} expressions up to "
+                        f"{steps} valid moves away"
                     )
                 seen.add(move.result)
-                child = env.state_from_text(move.result)
-                if not is_terminal_transition(env.get_state_transition(child)):
-                    following.append((child, path + [move.action]))
+                following.append((move.result, path + [move.action]))
         frontier = following
     plural = "valid move gives" if steps == 1 else f"{steps} valid moves give"
     return f"it keeps the value, but no {plural} it: write fewer rewrites per line"

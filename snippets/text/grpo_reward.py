@@ -15,11 +15,14 @@ solution = "2y + 4x + 3x\n2y + (4 + 3) * x\n2y + 7x"
 completions = [
     solution,
     [{"role": "assistant", "content": solution}],  # TRL's conversational format
-    "2y + 7x",  # the final answer alone
+    "2y + 7x",  # the final answer alone: any number of rewrites on a line by default
     "2y + 4x + 3x\n2y + (4 + 3) * x",  # unfinished
 ]
 batch = {"problem": ["4x + 2y + 3x"] * 4, "max_moves": [20] * 4}
 print(reward(prompts=[""] * 4, completions=completions, **batch))
+# One rewrite per line (rows made with the same steps_per_line state the rule):
+strict = grpo_reward(env, steps_per_line=1)
+print(strict(prompts=[""] * 4, completions=completions, **batch), "(steps_per_line=1)")
 
 # With TRL installed (and a model to train), pass them on:
 #
