@@ -135,6 +135,8 @@ WORST_REPLIES: Dict[str, Callable[[int], str]] = {
     "one step per line": lambda n: "4x + 2x\n" * n,
     "blank lines": lambda n: "\n" * n + "6x",
     "spaces between letters": lambda n: "x " * n,
+    "answer tags": lambda n: "<answer>" * (n // 8),
+    "LaTeX groups": lambda n: "\\left(" * (n // 6),
 }
 """Hostile replies by name, each made from a repeat count (cut to the limit)."""
 

@@ -24,13 +24,17 @@ grouping of products, with the same value).
 What is read (`derivation_lines`): the completion's final block when it has one
 (the last `<answer>...</answer>`, else the last fenced code block, else the lines
 after the last `Derivation:` or `Solution:` heading), else the whole completion.
-In it: one expression per line, or an `=` chain on one line (`12z + z + z =
-12z + 2z = 14z`, each side a line; in envs without equations); a step label
-(`1. `, `2) `, `Step 3: `) and a comment ending in a colon (`Combine like terms:
-`) before it, an `Answer:` prefix, `$`, `\\[ \\]`, `\\boxed{}`, LaTeX's `&`
-and `\\\\` line breaks are read past; blank lines are skipped. A line that
-restates the one before it (the problem, for the first) is not a step. After the
-line that reaches the goal, a line may only restate the goal.
+In it: one expression per line, or a chain on one line (`12z + z + z = 12z + 2z
+= 14z`, also with `→`, `⇒` or `=>`: each side a line; in envs without
+equations); a step label (`1. `, `2) `, `Step 3: `), a Markdown bullet, words
+ending in a colon (`Combine like terms: `), an `Answer:` prefix, `$`,
+`\\[ \\]`, `\\boxed{}`, Markdown bold, LaTeX's `&` and `\\\\` line
+breaks, and a comment at the end (`# ...`, words in parentheses) are read past;
+blank lines and lines of words with no number or operator (commentary) are
+skipped. A line that restates the one before it (the problem, for the first) is
+not a step. After the line that reaches the goal, a line may only restate the
+goal (at grain None, also write it in another goal form). At grain None the
+goal line must also be in simplest terms (`unsimplified_part`).
 
 `score_derivation(env, problem, completion)` returns a `DerivationScore`: the
 steps, how many were verified before the first bad one, whether the goal was
@@ -48,14 +52,24 @@ reached, the first bad step with its reason, and a verdict per line
 """
 
 import re
-from typing import Callable, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
+from mathy_core import (
+    AddExpression,
+    ConstantExpression,
+    MathExpression,
+    MultiplyExpression,
+    PowerExpression,
+    SubtractExpression,
+    VariableExpression,
+)
+
+from .._engine import parse, visits_of
 from ..env import MathyEnv
 from ..limits import quote, shorten, type_name
 from ..state import MathyEnvState
 from ..time_step import is_terminal_transition
 from ..types import MAX_VISITS, ActionType
-from .._engine import visits_of
 from .matching import same_expression
 from .notation import read_math
 from .prompts import text_moves
@@ -68,6 +82,7 @@ from .replies import (
     answer_line,
     normalize_notation,
     read_expression,
+    reads_as_words,
 )
 
 MAX_DERIVATION_LINES = 256
@@ -83,6 +98,10 @@ _HEADING = re.compile(r"^[#*_ ]{0,8}(?:derivation|solution)[*_ ]{0,8}:[*_ ]{0,8}
 """A heading the derivation follows (`Derivation:`, `**Solution:**`, `## Solution:`);
 text after it on its line is the first line."""
 _ANSWER_OPEN, _ANSWER_CLOSE, _FENCE = "<answer>", "</answer>", "```"
+_BULLET = re.compile(r"^[-*•] ")
+"""A Markdown bullet: a dash, star or dot, then a space (`-11x` is a number)."""
+_ARROWS = ("=>", "⇒", "⟹", "→", "->")
+"""Written between two sides of a chain, as `=` is."""
 _WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,20}$")
 """A fenced block's language tag (```text, ```math)."""
 
@@ -121,7 +140,8 @@ class DerivationScore(NamedTuple):
     first_bad_step: Optional[int]
     """The number (from 1) of the first step that fails the check, or None."""
     reason: str
-    """Why that step is bad ("" when none is)."""
+    """Why that step is bad, or else why the derivation falls short of the goal
+    ("" for a derivation that reaches it)."""
     final: str
     """The last verified expression (the problem when none is)."""
     lines: Tuple[LineVerdict, ...] = ()
@@ -143,23 +163,57 @@ class DerivationScore(NamedTuple):
         return tuple(1.0 if line.ok else 0.0 for line in self.lines)
 
 
-def derivation_lines(completion: str, equations: bool = False) -> List[str]:
+def derivation_lines(
+    completion: str, equations: bool = False, limit: Optional[int] = None
+) -> List[str]:
     """The expressions of a derivation, as written: the lines of its final block
     (or of the whole completion), each less a step label, a comment and answer
-    markup, and `=` chains split into their sides unless `equations`."""
+    markup, and `=` chains split into their sides unless `equations`; the first
+    `limit` of them when `limit` is given."""
     lines: List[str] = []
     for line in _block(completion).splitlines():
+        if limit is not None and len(lines) >= limit:
+            return lines[:limit]
+        if not line or line.isspace():
+            continue
         for piece in line.split("\\\\"):  # LaTeX line breaks
             text = piece.strip()
-            if text.startswith(("\\begin{", "\\end{")) or text in ("$$", "\\[", "\\]"):
+            if not text or text.startswith(("\\begin{", "\\end{")) or text in ("$$", "\\[", "\\]"):
                 continue
-            text = _LABEL.sub("", text.replace("&", ""))
-            sides = [text] if equations else text.split("=")
-            for side in sides:
+            text = _without_comment(_BULLET.sub("", _LABEL.sub("", text.replace("&", ""))))
+            text = answer_line(text)
+            if len(text) > 4 and text.startswith("**") and text.endswith("**"):
+                text = text[2:-2].strip()  # Markdown bold (a power never opens a line)
+            if not equations:
+                for arrow in _ARROWS:
+                    text = text.replace(arrow, "=")
+            for side in [text] if equations else text.split("="):
                 side = answer_line(side)
-                if side:
+                if side and not _is_prose(side):
                     lines.append(side)
     return lines
+
+
+def _is_prose(text: str) -> bool:
+    """Words with no number or operator in them (`We combine like terms.`):
+    commentary, not a step. A line of words and math (`the answer is 7`) is
+    read, and refused."""
+    return reads_as_words(text) and not any(char.isdigit() or char in "+-*/^=" for char in text)
+
+
+def _without_comment(text: str) -> str:
+    """`text` less a comment at its end: `# ...` after a space, or words in
+    parentheses (`(like terms)`)."""
+    hash_at = text.find(" #")
+    if hash_at >= 0:
+        text = text[:hash_at].rstrip()
+    if text.endswith(")"):
+        opening = text.rfind("(")
+        if opening > 0 and reads_as_words(text[opening:]) and not any(
+            char.isdigit() or char in "+-*/^=" for char in text[opening:]
+        ):
+            text = text[:opening].rstrip()
+    return text
 
 
 def _block(completion: str) -> str:
@@ -176,6 +230,8 @@ def _block(completion: str) -> str:
         block = pieces[len(pieces) - 2 if len(pieces) % 2 == 1 else len(pieces) - 3]
         first, _, rest = block.partition("\n")
         return rest if _WORD.match(first.strip()) else block
+    if "derivation" not in lowered and "solution" not in lowered:
+        return completion
     lines = completion.splitlines()
     for index in range(len(lines) - 1, -1, -1):
         heading = _HEADING.match(lines[index])
@@ -211,9 +267,9 @@ def score_derivation(
     if len(completion) > MAX_REPLY_CHARS:
         reason = f"the completion has {len(completion):,} characters, more than {MAX_REPLY_CHARS:,}"
         return DerivationScore(1, 0, solved, 1, reason, problem)
-    return _Scoring(env, state, solved, steps_per_line).score(
-        derivation_lines(completion, env.supports_equations)
-    )
+    # The problem restated, the lines read, and the one past them.
+    lines = derivation_lines(completion, env.supports_equations, MAX_DERIVATION_LINES + 2)
+    return _Scoring(env, state, solved, steps_per_line).score(lines)
 
 
 class _Scoring:
@@ -227,6 +283,9 @@ class _Scoring:
         self.solved = solved
         self.grain = steps_per_line
         self.verdicts: List[LineVerdict] = []
+        self.readings: Dict[str, Optional[str]] = {}
+        self.short_of_goal = ""
+        """Why the last line that kept the value is not taken as the goal."""
 
     def score(self, lines: Sequence[str]) -> DerivationScore:
         env = self.env
@@ -241,7 +300,7 @@ class _Scoring:
                 # A restatement of the line before (a chain's side, the goal as
                 # a final answer): no move, and no step to check.
                 self.verdicts.append(
-                    LineVerdict(step, line, expression, True, 0, self.solved, bad is None, "")
+                    LineVerdict(step, line, expression, True, 0, self.solved, True, "")
                 )
                 continue
             if step > MAX_DERIVATION_LINES:
@@ -266,11 +325,22 @@ class _Scoring:
         final = self.state.agent.problem
         if bad is not None:
             return DerivationScore(bad[0], verified, False, bad[0], bad[1], final, tuple(self.verdicts))
-        return DerivationScore(verified, verified, self.solved, None, "", final, tuple(self.verdicts))
+        short = ""
+        if not self.solved:
+            short = "the derivation ends before the task's goal form"
+            if self.short_of_goal:
+                short += f": {self.short_of_goal}"
+        return DerivationScore(verified, verified, self.solved, None, short, final, tuple(self.verdicts))
 
     def read(self, line: str) -> Optional[str]:
         """`line` in the env's notation, or None when it is no expression the env
-        reads."""
+        reads (each distinct line read once)."""
+        if line in self.readings:
+            return self.readings[line]
+        expression = self.readings[line] = self.read_once(line)
+        return expression
+
+    def read_once(self, line: str) -> Optional[str]:
         env = self.env
         try:
             expression = read_math(normalize_notation(line), env.supports_equations, env.parser)
@@ -285,6 +355,17 @@ class _Scoring:
         """The verdict on a line while every line before it passed."""
         env, state = self.env, self.state
         if self.solved:
+            if self.grain is None and expression is not None:
+                # Any number of rewrites: the goal may be written again in
+                # another goal form (`13y + 9v`, then `9v + 13y`).
+                again = self.judge_rewrite(step, line, expression)
+                if again.ok and not again.reached_goal:
+                    reason = (
+                        f"the goal {quote(state.agent.problem, 80)} was reached; a line "
+                        f"after it must stay in the goal form, not {quote(line, 80)}"
+                    )
+                    return again._replace(ok=False, reason=reason)
+                return again
             reason = (
                 f"the goal {quote(state.agent.problem, 80)} was reached; a line after it "
                 f"may only restate it, not {quote(line, 80)}"
@@ -359,6 +440,12 @@ class _Scoring:
         state = env.state_from_text(expression, self.state.max_moves)
         transition = env.get_state_transition(state)
         self.solved = is_terminal_transition(transition) and transition.reward > 0
+        if self.solved:
+            leftover = unsimplified_part(parse(expression, env.parser).tree)
+            if leftover:
+                # The env's goal check passes it, but a careful reader would not.
+                self.solved = False
+                self.short_of_goal = f"{quote(line, 80)} still has {leftover} to work out"
         self.state = state
         return verdict._replace(reached_goal=self.solved)
 
@@ -386,6 +473,32 @@ class _Scoring:
         except (ValueError, RecursionError) as error:
             reason = f"not an expression the env reads: {shorten(str(error), 240)}"
         return LineVerdict(step, line, None, None, None, False, False, reason)
+
+
+def unsimplified_part(tree: MathExpression) -> str:
+    """What in `tree` is left to work out for an expression to be in simplest
+    terms, whatever the env's own goal check says ("" for nothing): a power of a
+    number or of a product (`3^3`, `(6y)^2`), an exponent of 0 or 1, a term of
+    0 or a factor of 1. Only `steps_per_line=None` needs it: the env's own
+    moves never write these forms."""
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        left = getattr(node, "left", None)
+        right = getattr(node, "right", None)
+        if isinstance(node, PowerExpression):
+            if not isinstance(left, VariableExpression):
+                return f"a power of {'a number' if isinstance(left, ConstantExpression) else 'a product or sum'}"
+            if isinstance(right, ConstantExpression) and right.value in (0, 1):
+                return f"an exponent of {right.value}"
+        elif isinstance(node, (AddExpression, SubtractExpression)):
+            if any(isinstance(side, ConstantExpression) and side.value == 0 for side in (left, right)):
+                return "a term of 0"
+        elif isinstance(node, MultiplyExpression):
+            if any(isinstance(side, ConstantExpression) and side.value == 1 for side in (left, right)):
+                return "a factor of 1"
+        pending.extend(child for child in (left, right) if isinstance(child, MathExpression))
+    return ""
 
 
 def _restates(env: MathyEnv, before: str, expression: Optional[str]) -> bool:
@@ -441,4 +554,5 @@ __all__ = (
     "derivation_lines",
     "derivation_reward",
     "score_derivation",
+    "unsimplified_part",
 )

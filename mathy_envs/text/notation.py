@@ -423,6 +423,7 @@ def read_math(text: str, equations: bool = False, parser: Optional[ExpressionPar
     """
     if not isinstance(text, str):
         raise ValueError(f"an expression must be text, got {type(text).__name__}")
+    text = str.__add__("", text)  # a plain str, whatever a subclass overrides
     if len(text) > MAX_TEXT_LENGTH:
         raise ValueError(f"the expression has {len(text):,} characters, more than {MAX_TEXT_LENGTH:,}")
     node = _Reader(text, equations).read()

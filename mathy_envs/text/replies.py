@@ -73,6 +73,7 @@ _RULE_AT = re.compile(r"^([A-Za-z][A-Za-z ]{0,60}?)\s+at\s+(?:node\s+)?(\d{1,6})
 _PROSE = re.compile(r"[A-Za-z]{3,}|[A-Za-z0-9]\s+[A-Za-z0-9]")
 """Words (three letters in a row) or letters and numbers side by side with only
 a space between them: prose, not a product of one-letter variables."""
+_WORD = re.compile(r"[A-Za-z]{3,}")
 _COMMAND = re.compile(r"\\[A-Za-z]+")
 """A LaTeX command (`\\frac`): not a word (`mathy_envs.text.notation` reads it)."""
 _NOTATION = (
@@ -123,6 +124,12 @@ def answer_line(reply: str) -> str:
         if text.endswith((".", ";")) and not text[:-1].rstrip().endswith("."):
             text = text[:-1].rstrip()
     return text
+
+
+def reads_as_words(text: str) -> bool:
+    """Whether `text` holds a word (three letters in a row, LaTeX commands
+    aside): prose, not an expression of one-letter variables."""
+    return _WORD.search(_COMMAND.sub("", text)) is not None
 
 
 def names_a_move(answer: str) -> bool:
@@ -261,4 +268,5 @@ __all__ = (
     "normalize_notation",
     "read_expression",
     "read_reply",
+    "reads_as_words",
 )

@@ -51,7 +51,9 @@ def test_after_the_goal_a_line_may_only_restate_it() -> None:
     # A problem already in goal form: an empty derivation or a restatement, not junk.
     assert score_derivation(ENV, "x + 2y", "").reward == 1.0
     assert score_derivation(ENV, "x + 2y", "x + 2y").reward == 1.0
-    assert score_derivation(ENV, "x + 2y", "lol no idea").reward == 0.0
+    assert score_derivation(ENV, "x + 2y", "lol no idea 42").reward == 0.0
+    # Words alone are commentary: as an empty derivation.
+    assert score_derivation(ENV, "x + 2y", "lol no idea").reward == 1.0
 
 
 def test_a_decimal_is_not_a_step_label() -> None:
@@ -77,7 +79,7 @@ def test_a_line_that_only_prints_like_a_move_is_not_that_move() -> None:
     [
         ("2y + 4x + 3x\n2y + 7x", 2, 1, "no single valid move gives it"),
         ("2y + 4x + 3x\n2y + 8x", 2, 1, "does not have the value"),
-        ("2y + 4x + 3x\nwhatever comes next", 2, 1, "reads as words"),
+        ("2y + 4x + 3x\nwhat is 2 + 2", 2, 1, "reads as words"),
         ("2y + 7x", 1, 0, "no single valid move gives it"),
     ],
 )
@@ -161,7 +163,7 @@ def test_a_hostile_completion_is_scored_in_linear_time(name: str) -> None:
         reward = derivation_reward(ENV)(PROBLEM, completion)
         rewards = batch(completions=[[{"role": "assistant", "content": completion}]], problem=[PROBLEM])
     assert score.reward == reward == rewards[0] == 0.0
-    assert score.first_bad_step is not None and score.reason
+    assert score.reason  # a bad step's, or why the derivation falls short
 
 
 def test_restating_the_goal_counts_against_the_line_limit() -> None:
@@ -287,3 +289,46 @@ def test_the_grain_is_checked() -> None:
             score_derivation(ENV, PROBLEM, SOLUTION, steps_per_line=bad)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="steps_per_line must be None or an int"):
         derivation_reward(ENV, steps_per_line=-1)
+
+
+@pytest.mark.parametrize(
+    "task,problem,completion",
+    [
+        ("complex", "6a * o * 10o * a * 5o", "\\[ 6a \\cdot o \\cdot 10o \\cdot a \\cdot 5o \\]\n\\[ = 300a^2o^3 \\]"),
+        ("complex", "6a * o * 10o * a * 5o", "\\boxed{6a \\cdot o \\cdot 10o \\cdot a \\cdot 5o = 300a^2o^3}"),
+        ("poly", "12y + y + 9v", "We combine like terms\n13y + 9v"),
+        ("poly", "12y + y + 9v", "13y + 9v\nAnswer: 9v + 13y"),
+        ("poly", "9x + 2x", "- 9x + 2x\n- 11x"),
+        ("poly", "9x + 2x", "**11x**"),
+        ("poly", "9x + 2x", "9x + 2x → 11x"),
+        ("poly", "9x + 2x", "(9 + 2)x (factor out x)\n11x # done"),
+        ("binomial", "(5c + 10)(8c^3 + 4)", "40c^4 + 20c + 80c^3 + 40\n40c^4 + 80c^3 + 20c + 40"),
+    ],
+)
+def test_markup_and_commentary_around_the_lines_are_read_past(task: str, problem: str, completion: str) -> None:
+    env = ENV_TASKS[task]()
+    score = score_derivation(env, problem, completion, steps_per_line=None)
+    assert score.reward == 1.0, score
+    # A slip in the last line is still found.
+    at = completion.rfind("1")
+    slipped = completion[:at] + "2" + completion[at + 1 :]
+    assert score_derivation(env, problem, slipped, steps_per_line=None).reward == 0.0
+
+
+@pytest.mark.parametrize(
+    "problem,last,leftover",
+    [
+        ("3x * 3x * y", "(3x)^2y", "a power of a product"),
+        ("6y * 6y", "(6y)^2", "a power of a product"),
+        ("(x + 3)(x + 9)", "x^2 + 12x + 3^3", "a power of a number"),
+        ("(x + 3)(x + 9)", "x^2 + 12x^1 + 27", "an exponent of 1"),
+        ("a^2 * a^2 * 8a^2", "8a^6 + 0", "a term of 0"),
+    ],
+)
+def test_a_last_line_with_work_left_is_no_goal_at_grain_none(problem: str, last: str, leftover: str) -> None:
+    # mathy_core's own goal checks pass these forms, which the env's moves never
+    # write; a line written freely must be in simplest terms to be the goal.
+    env = ENV_TASKS["binomial" if "(x" in problem else "complex"]()
+    score = score_derivation(env, problem, last, steps_per_line=None)
+    assert score.reward == 0.0 and score.first_bad_step is None
+    assert leftover in score.reason, score.reason

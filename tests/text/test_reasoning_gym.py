@@ -24,6 +24,10 @@ def test_every_env_is_a_dataset_whose_answers_score_one(name: str) -> None:
         assert entry["answer"].splitlines()[0] == metadata["problem"]
         if metadata["reference_solved"]:
             assert data.score_answer(entry["answer"], entry) == 1.0
+            # One valid move a line: the reference scores at every grain.
+            for grain in (1, 2):
+                graded = dict(entry, metadata=dict(metadata, steps_per_line=grain))
+                assert data.score_answer(entry["answer"], graded) == 1.0
         assert data.score_answer(None, entry) == 0.0
         assert data.score_answer("I give up", entry) == 0.0
 
