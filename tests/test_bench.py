@@ -5,6 +5,7 @@ from mathy_envs import MathyEnvState
 from mathy_envs._engine import kernel_unavailable
 from mathy_envs._engine.native import CORE
 from mathy_envs.bench import (
+    derivation_millis,
     Coverage,
     WorkloadResult,
     coverage_lines,
@@ -91,3 +92,9 @@ def test_the_coverage_table_shows_the_problems_drawn_natively_where_known() -> N
     ]
     lines = coverage_lines(runs)
     assert lines[1].split() == ["A", "100.0%", "/", "100.0%", "/", "75.0%", "100.0%", "/", "50.0%"]
+
+
+def test_derivations_are_timed_at_each_grain() -> None:
+    millis = derivation_millis(1)
+    assert set(millis) == {"1", "3", "None"}
+    assert all(0.0 < value < 60_000.0 for value in millis.values()), millis
