@@ -181,9 +181,10 @@ class TextEpisode:
         """The moves (at most `steps_per_line`) that give the expression a reply
         wrote, and the verdict on it."""
         assert isinstance(reply, str)
+        text = str.__add__("", reply)  # a plain str, whatever a subclass overrides
         try:
             expression = read_math(
-                normalize_notation(answer_line(reply)), self.env.supports_equations, self.env.parser
+                normalize_notation(answer_line(text)), self.env.supports_equations, self.env.parser
             )
         except ValueError:
             return [], verdict
