@@ -56,6 +56,12 @@ class GoalEnv(MathyEnv):
 
     moves_per_complexity: int = 4
     goal_depends_on_history: bool = False
+    free_derivations: ClassVar[bool] = False
+    """Whether any rewrites that keep the value make a fair solution (a
+    language model's derivation at `steps_per_line=None`, `mathy_envs.text`):
+    True where the goal is a normal form of the expression, False where it is
+    about the problem's own terms (moving, grouping or acting on them), which
+    free rewrites could replace with terms of their own."""
     native_goal: ClassVar[Optional[str]] = None
     """The goal as the native batch kernel knows it, declared by the library's
     env classes whose `is_goal` it reproduces (`StepBatch` steps the others
@@ -120,6 +126,7 @@ class SimplifyGoalEnv(GoalEnv):
     term is in preferred form (`is_simplified`)."""
 
     native_goal = GOAL_SIMPLIFIED
+    free_derivations = True
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -7,13 +7,16 @@ task's goal. How much one line may do is the **grain**, `steps_per_line`:
   grain of mathy's own rules, and of `TextEpisode`);
 - an int `k` (up to `MAX_STEPS_PER_LINE`): each line is what at most `k` valid
   moves give from the line before (a breadth-first search over the env's own
-  moves, visiting at most `MAX_SEARCH_TEXTS` expressions per line);
+  moves, visiting at most `MAX_SEARCH_TEXTS` expressions per line and
+  `MAX_DERIVATION_SEARCH` per derivation);
 - `None`: any number of rewrites: each line has exactly the value of the line
   before (the env's exact value check), stays inside the env's limits
   (`max_seq_len` nodes), and the last line is the task's goal form, judged
-  from its text. Where the goal is a move rather than a form
-  (`goal_depends_on_history`, as in PolyHaystackLikeTerms), a line that is one
-  valid move is taken as that move, and the goal is reached by the winning one.
+  from its text and in simplest terms (`unsimplified_part`). Only for envs
+  whose goal is a normal form of the expression (`free_derivations`: the
+  simplify tasks): where the goal is about the problem's own terms (moving,
+  grouping or acting on them), free rewrites could plant terms of their own,
+  and None is a `ValueError`.
 
 With `1` and `k`, the moves are taken with `get_next_state` (the env's move
 budget and its rules on revisits apply). Lines are read in natural notation
@@ -29,7 +32,8 @@ In it: one expression per line, or a chain on one line (`12z + z + z = 12z + 2z
 equations); a step label (`1. `, `2) `, `Step 3: `), a Markdown bullet, words
 ending in a colon (`Combine like terms: `), an `Answer:` prefix, `$`,
 `\\[ \\]`, `\\boxed{}`, Markdown bold, LaTeX's `&` and `\\\\` line
-breaks, and a comment at the end (`# ...`, words in parentheses) are read past;
+breaks, and a comment at the end (`# ...`, two or more words in parentheses)
+are read past;
 blank lines and lines of words with no number or operator (commentary) are
 skipped. A line that restates the one before it (the problem, for the first) is
 not a step. After the line that reaches the goal, a line may only restate the
@@ -57,8 +61,10 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tu
 from mathy_core import (
     AddExpression,
     ConstantExpression,
+    DivideExpression,
     MathExpression,
     MultiplyExpression,
+    NegateExpression,
     PowerExpression,
     SubtractExpression,
     VariableExpression,
@@ -73,7 +79,7 @@ from ..types import MAX_VISITS, ActionType
 from .matching import same_expression
 from .notation import read_math
 from .prompts import text_moves
-from .reach import MAX_SEARCH_TEXTS, MAX_STEPS_PER_LINE, check_grain, moves_to
+from .reach import MAX_SEARCH_TEXTS, MAX_STEPS_PER_LINE, SearchBudget, check_grain, moves_to
 from .replies import (
     CHANGES_VALUE,
     MAX_REPLY_CHARS,
@@ -88,9 +94,12 @@ from .replies import (
 MAX_DERIVATION_LINES = 256
 """Lines past this many are not read (the first one past it is the bad step),
 restatements of the goal included."""
-MAX_DETOURS = 8
+MAX_DETOURS = 4
 """With an int grain, the paths to a line that end the episode early (through a
 goal or a loss) looked around at most, before the line is taken as the last."""
+MAX_DERIVATION_SEARCH = 4 * MAX_SEARCH_TEXTS
+"""With an int grain, the expressions the searches of all the lines of one
+derivation visit at most (a correct line takes a few dozen)."""
 _LABEL = re.compile(r"^(?:step\s*\d{1,4}\s*[.):]?|\d{1,4}\s*[.):])\s+", re.IGNORECASE)
 """A step label: `Step 3:`, `Step 3`, `3.` or `2)`, always followed by a space
 (`3.2y` is a decimal, not step 3)."""
@@ -98,8 +107,8 @@ _HEADING = re.compile(r"^[#*_ ]{0,8}(?:derivation|solution)[*_ ]{0,8}:[*_ ]{0,8}
 """A heading the derivation follows (`Derivation:`, `**Solution:**`, `## Solution:`);
 text after it on its line is the first line."""
 _ANSWER_OPEN, _ANSWER_CLOSE, _FENCE = "<answer>", "</answer>", "```"
-_BULLET = re.compile(r"^[-*•] ")
-"""A Markdown bullet: a dash, star or dot, then a space (`-11x` is a number)."""
+_BULLET = re.compile(r"^[*•] ")
+"""A Markdown bullet: a star or dot, then a space (a dash is read as a sign)."""
 _ARROWS = ("=>", "⇒", "⟹", "→", "->")
 """Written between two sides of a chain, as `=` is."""
 _WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,20}$")
@@ -209,8 +218,10 @@ def _without_comment(text: str) -> str:
         text = text[:hash_at].rstrip()
     if text.endswith(")"):
         opening = text.rfind("(")
-        if opening > 0 and reads_as_words(text[opening:]) and not any(
-            char.isdigit() or char in "+-*/^=" for char in text[opening:]
+        inside = text[opening:]
+        # Words (more than one, so that `9v(xyz)` stays a product), no math.
+        if opening > 0 and " " in inside.strip("() ") and reads_as_words(inside) and not any(
+            char.isdigit() or char in "+-*/^=" for char in inside
         ):
             text = text[:opening].rstrip()
     return text
@@ -256,7 +267,7 @@ def score_derivation(
         raise ValueError(f"env must be a MathyEnv, got {type_name(env)} {quote(env, 60)}")
     if not isinstance(problem, str):
         raise ValueError(f"problem must be a text, got {type_name(problem)} {quote(problem)}")
-    check_grain(steps_per_line)
+    check_grain(steps_per_line, env)
     state = env.state_from_text(problem, max_moves)
     start = env.get_state_transition(state)
     solved = is_terminal_transition(start) and start.reward > 0
@@ -284,6 +295,7 @@ class _Scoring:
         self.grain = steps_per_line
         self.verdicts: List[LineVerdict] = []
         self.readings: Dict[str, Optional[str]] = {}
+        self.budget = SearchBudget(MAX_DERIVATION_SEARCH)
         self.short_of_goal = ""
         """Why the last line that kept the value is not taken as the goal."""
 
@@ -342,6 +354,8 @@ class _Scoring:
 
     def read_once(self, line: str) -> Optional[str]:
         env = self.env
+        if reads_as_words(line):
+            return None  # prose, not one-letter variables side by side
         try:
             expression = read_math(normalize_notation(line), env.supports_equations, env.parser)
             printed = env.printed_text(expression)
@@ -386,7 +400,7 @@ class _Scoring:
             return LineVerdict(step, line, expression, False, None, False, False, reason)
         avoid: Set[str] = set()
         while True:
-            path = moves_to(env, state, expression, self.grain, avoid)
+            path = moves_to(env, state, expression, self.grain, avoid, self.budget)
             if isinstance(path, str):
                 reason = f"{quote(line)}: {path} (steps_per_line={self.grain})"
                 return LineVerdict(step, line, expression, True, None, False, False, reason)
@@ -427,12 +441,6 @@ class _Scoring:
     def judge_rewrite(self, step: int, line: str, expression: str) -> LineVerdict:
         """Grain None: the line keeps the value and fits; the goal by its text."""
         env = self.env
-        if getattr(env, "goal_depends_on_history", False):
-            # The goal is a move, not a form: a line that is one valid move is
-            # taken as that move (and may win).
-            moved = read_expression(env, self.state, line, text_moves(env, self.state, describe=False))
-            if moved.move is not None:
-                return self.take(step, line, expression, [moved.move])
         current = self.state.agent.problem
         verdict = self.judge_value(step, line, expression, current)
         if not verdict.ok:
@@ -467,6 +475,9 @@ class _Scoring:
         return LineVerdict(step, line, expression, True, None, False, True, "")
 
     def unreadable(self, step: int, line: str) -> LineVerdict:
+        if reads_as_words(line):
+            reason = f"{quote(line)} reads as words, not an expression"
+            return LineVerdict(step, line, None, None, None, False, False, reason)
         try:
             read_math(normalize_notation(line), self.env.supports_equations, self.env.parser)
             reason = f"{quote(line)} is outside the env's range"
@@ -479,26 +490,75 @@ def unsimplified_part(tree: MathExpression) -> str:
     """What in `tree` is left to work out for an expression to be in simplest
     terms, whatever the env's own goal check says ("" for nothing): a power of a
     number or of a product (`3^3`, `(6y)^2`), an exponent of 0 or 1, a term of
-    0 or a factor of 1. Only `steps_per_line=None` needs it: the env's own
-    moves never write these forms."""
+    0, a factor of 0 or 1, a product of two numbers, a negation of anything but
+    a variable or its power (`-(-13y)`), a negation inside a product, the
+    subtraction of a negative (`13y - -9v`), a quotient, a whole number written
+    as a decimal (`9.0`). Only `steps_per_line=None` needs it: the env's own
+    moves never write these forms in a goal."""
     pending = [tree]
     while pending:
         node = pending.pop()
         left = getattr(node, "left", None)
         right = getattr(node, "right", None)
-        if isinstance(node, PowerExpression):
+        if isinstance(node, ConstantExpression):
+            if isinstance(node.value, float) and node.value.is_integer():
+                return "a whole number written as a decimal"
+        elif isinstance(node, PowerExpression):
             if not isinstance(left, VariableExpression):
                 return f"a power of {'a number' if isinstance(left, ConstantExpression) else 'a product or sum'}"
             if isinstance(right, ConstantExpression) and right.value in (0, 1):
                 return f"an exponent of {right.value}"
+        elif isinstance(node, NegateExpression):
+            child = node.get_child()
+            if not (
+                isinstance(child, VariableExpression)
+                or (isinstance(child, PowerExpression) and isinstance(child.left, VariableExpression))
+            ):
+                return "a negation of a product, sum or number"
         elif isinstance(node, (AddExpression, SubtractExpression)):
             if any(isinstance(side, ConstantExpression) and side.value == 0 for side in (left, right)):
                 return "a term of 0"
+            if isinstance(node, SubtractExpression) and _negative(right):
+                return "the subtraction of a negative"
         elif isinstance(node, MultiplyExpression):
-            if any(isinstance(side, ConstantExpression) and side.value == 1 for side in (left, right)):
-                return "a factor of 1"
+            factors = _factors(node)
+            numbers = [f for f in factors if isinstance(f, ConstantExpression)]
+            if any(f.value in (0, 1) for f in numbers):
+                return f"a factor of {'0' if any(f.value == 0 for f in numbers) else '1'}"
+            if len(numbers) > 1:
+                return "a product of numbers"
+            if any(isinstance(f, NegateExpression) or (_negative(f) and f is not factors[0]) for f in factors):
+                return "a negation inside a product"
+            pending.extend(factors)
+            continue
+        elif isinstance(node, DivideExpression):
+            return "a quotient"
         pending.extend(child for child in (left, right) if isinstance(child, MathExpression))
     return ""
+
+
+def _negative(node: object) -> bool:
+    """A negative number, a negation, or a product led by a negative number."""
+    if isinstance(node, ConstantExpression):
+        return node.value is not None and bool(node.value < 0)
+    if isinstance(node, NegateExpression):
+        return True
+    if isinstance(node, MultiplyExpression):
+        return _negative(_factors(node)[0])
+    return False
+
+
+def _factors(node: MathExpression) -> List[MathExpression]:
+    """The factors of the product chain at `node`, left to right."""
+    factors: List[MathExpression] = []
+    pending = [node]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, MultiplyExpression):
+            pending.extend(child for child in (item.right, item.left) if child is not None)
+        else:
+            factors.append(item)
+    return factors
 
 
 def _restates(env: MathyEnv, before: str, expression: Optional[str]) -> bool:
@@ -533,7 +593,7 @@ def derivation_reward(
     """`score(problem, completion) -> float`: `score_derivation(...).reward`
     in `env` at the grain `steps_per_line` (a problem it does not take scores
     0.0). `ValueError` for a grain out of range."""
-    check_grain(steps_per_line)
+    check_grain(steps_per_line, env)
 
     def score(problem: str, completion: str) -> float:
         try:

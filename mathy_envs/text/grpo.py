@@ -9,9 +9,10 @@ max_moves=..., **kwargs)`, one float per completion:
 `score_derivation(...).reward`. Completions may be plain text or, in TRL's
 conversational format, lists of messages (the last message's `content` is read).
 
-Both take the grain `steps_per_line` (`mathy_envs.text.derivations`), None by
-default: a line may make any number of rewrites as long as it keeps the exact
-value, and the last line must be the goal. A base model writes algebra that
+Both take the grain `steps_per_line` (`mathy_envs.text.derivations`), `AUTO` by
+default: None for the envs that take free derivations (the simplify tasks: a
+line may make any number of rewrites as long as it keeps the exact value, and
+the last line must be the goal in simplest terms), 1 for the others. A base model writes algebra that
 way, so it earns reward from the first steps of training; pass 1 to train the
 one-rewrite-per-line grain of the env's own rules (its prompts then show a
 worked example of each rule). Give the rows and the reward the same grain: the
@@ -32,7 +33,7 @@ prompt states its rule.
     )
 """
 
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -40,7 +41,8 @@ from ..env import MathyEnv
 from ..limits import quote, type_name
 from .._support.settings import check_seed
 from ..types import MathyEnvProblemArgs
-from .derivations import check_grain, score_derivation
+from .derivations import score_derivation
+from .reach import AUTO, grain_for
 from .prompts import derivation_prompt
 
 MAX_ROWS = 10_000_000
@@ -51,14 +53,14 @@ def grpo_rows(
     count: int,
     seed: int = 0,
     params: Optional[MathyEnvProblemArgs] = None,
-    steps_per_line: Optional[int] = None,
+    steps_per_line: Union[int, None, str] = AUTO,
 ) -> List[Dict[str, Any]]:
     """`count` generated problems of `env` (its generator reseeded with `seed`)
     as dataset rows: `{"prompt", "problem", "max_moves"}`, the prompt stating
     the rule of the grain `steps_per_line`."""
     if not isinstance(env, MathyEnv):
         raise ValueError(f"env must be a MathyEnv, got {type_name(env)} {quote(env, 60)}")
-    check_grain(steps_per_line)
+    grain = grain_for(env, steps_per_line)
     if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 1 <= count <= MAX_ROWS:
         raise ValueError(f"count must be an int in [1, {MAX_ROWS}], got {quote(count)}")
     check_seed("seed", seed)
@@ -69,7 +71,7 @@ def grpo_rows(
         problem = state.agent.problem
         rows.append(
             {
-                "prompt": derivation_prompt(env, problem, state.max_moves, steps_per_line),
+                "prompt": derivation_prompt(env, problem, state.max_moves, grain),
                 "problem": problem,
                 "max_moves": state.max_moves,
             }
@@ -87,12 +89,14 @@ def completion_text(completion: object) -> object:
     return completion
 
 
-def grpo_reward(env: MathyEnv, steps_per_line: Optional[int] = None) -> Callable[..., List[float]]:
+def grpo_reward(
+    env: MathyEnv, steps_per_line: Union[int, None, str] = AUTO
+) -> Callable[..., List[float]]:
     """The reward function of derivations in `env` at the grain
     `steps_per_line`, as TRL calls one."""
     if not isinstance(env, MathyEnv):
         raise ValueError(f"env must be a MathyEnv, got {type_name(env)} {quote(env, 60)}")
-    check_grain(steps_per_line)
+    grain = grain_for(env, steps_per_line)
 
     def mathy_derivation(
         completions: Sequence[object],
@@ -114,7 +118,7 @@ def grpo_reward(env: MathyEnv, steps_per_line: Optional[int] = None) -> Callable
                     text,
                     completion_text(completion),
                     None if budget is None else int(budget),
-                    steps_per_line,
+                    grain,
                 )
                 rewards.append(score.reward)
             except (TypeError, ValueError):

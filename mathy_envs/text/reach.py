@@ -28,10 +28,37 @@ MAX_SEARCH_TEXTS = 20_000
 them is judged not reachable in that many moves."""
 
 
-def check_grain(steps_per_line: Optional[int]) -> None:
+AUTO = "auto"
+"""A grain resolved per env (`grain_for`): None where the env takes free
+derivations (`free_derivations`), else 1."""
+
+
+def grain_for(env: MathyEnv, steps_per_line: Union[int, None, str]) -> Optional[int]:
+    """`steps_per_line` for `env`: `AUTO` resolved, the others checked
+    (`check_grain`)."""
+    if steps_per_line == AUTO:
+        return None if getattr(env, "free_derivations", False) else 1
+    if isinstance(steps_per_line, str):
+        raise ValueError(
+            f"steps_per_line must be None, an int from 1 to {MAX_STEPS_PER_LINE} or "
+            f"{AUTO!r}, got {quote(steps_per_line, 40)}"
+        )
+    check_grain(steps_per_line, env)
+    return steps_per_line
+
+
+def check_grain(steps_per_line: Optional[int], env: Optional[MathyEnv] = None) -> None:
     """`ValueError` unless `steps_per_line` is None or an int from 1 to
-    `MAX_STEPS_PER_LINE`."""
+    `MAX_STEPS_PER_LINE`, and (given `env`) None only for an env that takes
+    free derivations."""
     if steps_per_line is None:
+        if env is not None and not getattr(env, "free_derivations", False):
+            raise ValueError(
+                f"{type(env).__name__} does not take free derivations "
+                "(free_derivations is False: its goal is about the problem's own terms, "
+                "which free rewrites could replace): use steps_per_line=1 to "
+                f"{MAX_STEPS_PER_LINE}"
+            )
         return
     if (
         isinstance(steps_per_line, bool)
@@ -44,16 +71,27 @@ def check_grain(steps_per_line: Optional[int]) -> None:
         )
 
 
+class SearchBudget:
+    """The expressions the searches of one derivation may still visit, all
+    lines together: a hostile derivation can't make each of its lines search
+    to the limit."""
+
+    def __init__(self, texts: int) -> None:
+        self.left = texts
+
+
 def moves_to(
     env: MathyEnv,
     state: MathyEnvState,
     expression: str,
     steps: int,
     avoid: AbstractSet[str] = frozenset(),
+    budget: Optional[SearchBudget] = None,
 ) -> Union[List[ActionType], str]:
     """The fewest valid moves (at most `steps`) from `state` to an expression
     that matches `expression` (a text the env reads), passing through none of
-    the texts `avoid`, or why there are none."""
+    the texts `avoid` and visiting at most what `budget` has left, or why there
+    are none."""
     try:
         printed = env.printed_text(expression)
     except (ValueError, RecursionError):
@@ -86,6 +124,10 @@ def moves_to(
                         f"it is not among the {MAX_SEARCH_TEXTS:,} expressions up to "
                         f"{steps} valid moves away"
                     )
+                if budget is not None:
+                    if budget.left <= 0:
+                        return "the derivation's search budget is spent before it is found"
+                    budget.left -= 1
                 seen.add(move.result)
                 following.append((move.result, path + [move.action]))
         frontier = following
@@ -93,4 +135,12 @@ def moves_to(
     return f"it keeps the value, but no {plural} it: write fewer rewrites per line"
 
 
-__all__ = ("MAX_SEARCH_TEXTS", "MAX_STEPS_PER_LINE", "check_grain", "moves_to")
+__all__ = (
+    "AUTO",
+    "MAX_SEARCH_TEXTS",
+    "MAX_STEPS_PER_LINE",
+    "SearchBudget",
+    "check_grain",
+    "grain_for",
+    "moves_to",
+)

@@ -17,11 +17,14 @@ is the swarm planner's solution written as one, and `score_answer` is
 `score_derivation(...).reward`: 1.0 for a derivation that reaches the goal with
 every line passing the check of the grain, else 0.0. The config takes
 `difficulty` ("easy", "normal" or "hard"), `seed`, `size` and `steps_per_line`
-(`mathy_envs.text.derivations`): None by default, so that a line may make any
-number of rewrites that keep the exact value (as people and language models
-write algebra) and the last line must be the goal; 1 asks for one rewrite per
-line (the question then shows a worked example of each rule), an int `k` for
-at most `k`. The question states the rule in use.
+(`mathy_envs.text.derivations`): "auto" by default, which is None for the
+simplify tasks, so that a line may make any number of rewrites that keep the
+exact value (as people and language models write algebra) and the last line
+must be the goal in simplest terms, and 1 for the tasks whose goal is about the
+problem's own terms (commuting, grouping, acting on like terms), where free
+rewrites could plant terms of their own. 1 asks for one rewrite per line (the
+question then shows a worked example of each rule), an int `k` for at most `k`.
+The question states the rule in use.
 Entry `i` of a seed is the same problem on every call and machine.
 
 `register(name, env_class)` registers a dataset of your own `MathyEnv`.
@@ -30,7 +33,7 @@ Entry `i` of a seed is the same problem on every call and machine.
 import re
 import threading
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Type
+from typing import Any, Dict, Optional, Type, Union
 
 import numpy as np
 from reasoning_gym.dataset import ProceduralDataset
@@ -42,7 +45,8 @@ from ..expert import without_loops
 from ..limits import quote, type_name
 from ..swarm import SwarmConfig, swarm_solve
 from ..types import MathyEnvDifficulty, MathyEnvProblemArgs
-from .derivations import check_grain, score_derivation
+from .derivations import score_derivation
+from .reach import AUTO, check_grain, grain_for
 from .prompts import derivation_prompt
 
 
@@ -69,9 +73,10 @@ class MathyDatasetConfig:
     size: int = 500
     name: str = "mathy_poly_simplify"
     """The dataset (its env); set by `create_dataset`'s name."""
-    steps_per_line: Optional[int] = None
+    steps_per_line: Union[int, None, str] = AUTO
     """The grain answers are checked at: None (any number of rewrites per
-    line), or an int from 1 to `MAX_STEPS_PER_LINE`."""
+    line; the simplify tasks), an int from 1 to `MAX_STEPS_PER_LINE`, or "auto"
+    (None where the env takes free derivations, else 1)."""
 
     def validate(self) -> None:
         difficulties = [d.value for d in MathyEnvDifficulty]
@@ -79,7 +84,10 @@ class MathyDatasetConfig:
             raise ValueError(f"difficulty must be one of {difficulties}, got {quote(self.difficulty, 40)}")
         if isinstance(self.size, bool) or not isinstance(self.size, int) or self.size < 1:
             raise ValueError(f"size must be an int >= 1, got {quote(self.size, 40)}")
-        check_grain(self.steps_per_line)
+        if self.steps_per_line != AUTO:
+            if isinstance(self.steps_per_line, str):
+                raise ValueError(f"steps_per_line must be None, an int or 'auto', got {quote(self.steps_per_line, 40)}")
+            check_grain(self.steps_per_line)
         if self.name not in _ENV_CLASSES:
             raise ValueError(f"no mathy dataset is named {quote(self.name, 60)}")
 
@@ -90,6 +98,8 @@ class MathyDataset(ProceduralDataset):  # type: ignore[misc]
     def __init__(self, config: MathyDatasetConfig) -> None:
         super().__init__(config=config, seed=config.seed, size=config.size)
         self.env = _ENV_CLASSES[config.name]()
+        self.grain = grain_for(self.env, config.steps_per_line)
+        """The grain in use (`config.steps_per_line`, "auto" resolved)."""
         self.params = MathyEnvProblemArgs(MathyEnvDifficulty(config.difficulty))
         self._lock = threading.Lock()
 
@@ -109,9 +119,7 @@ class MathyDataset(ProceduralDataset):  # type: ignore[misc]
                 lines.append(after.agent.problem)
         config: MathyDatasetConfig = self.config
         return {
-            "question": derivation_prompt(
-                env, state.agent.problem, state.max_moves, config.steps_per_line
-            ),
+            "question": derivation_prompt(env, state.agent.problem, state.max_moves, self.grain),
             "answer": "\n".join(lines),
             "metadata": {
                 "source_dataset": config.name,
@@ -120,7 +128,7 @@ class MathyDataset(ProceduralDataset):  # type: ignore[misc]
                 "max_moves": state.max_moves,
                 "env": type(env).__name__,
                 "reference_solved": bool(planned.solved),
-                "steps_per_line": config.steps_per_line,
+                "steps_per_line": self.grain,
                 "difficulty": {"difficulty": config.difficulty},
             },
         }
@@ -131,13 +139,12 @@ class MathyDataset(ProceduralDataset):  # type: ignore[misc]
         if not answer:
             return 0.0
         metadata = entry["metadata"]
-        config: MathyDatasetConfig = self.config
         return score_derivation(
             self.env,
             metadata["problem"],
             answer,
             metadata["max_moves"],
-            metadata.get("steps_per_line", config.steps_per_line),
+            metadata.get("steps_per_line", self.grain),
         ).reward
 
 
