@@ -76,7 +76,7 @@ from ..limits import quote, shorten, type_name
 from ..state import MathyEnvState
 from ..time_step import is_terminal_transition
 from ..types import MAX_VISITS, ActionType
-from .matching import same_expression
+from .matching import chain_operands, same_expression
 from .notation import read_math
 from .prompts import text_moves
 from .reach import MAX_SEARCH_TEXTS, MAX_STEPS_PER_LINE, SearchBudget, check_grain, moves_to
@@ -521,7 +521,7 @@ def unsimplified_part(tree: MathExpression) -> str:
             if isinstance(node, SubtractExpression) and _negative(right):
                 return "the subtraction of a negative"
         elif isinstance(node, MultiplyExpression):
-            factors = _factors(node)
+            factors = chain_operands(node, MultiplyExpression)
             numbers = [f for f in factors if isinstance(f, ConstantExpression)]
             if any(f.value in (0, 1) for f in numbers):
                 return f"a factor of {'0' if any(f.value == 0 for f in numbers) else '1'}"
@@ -544,21 +544,8 @@ def _negative(node: object) -> bool:
     if isinstance(node, NegateExpression):
         return True
     if isinstance(node, MultiplyExpression):
-        return _negative(_factors(node)[0])
+        return _negative(chain_operands(node, MultiplyExpression)[0])
     return False
-
-
-def _factors(node: MathExpression) -> List[MathExpression]:
-    """The factors of the product chain at `node`, left to right."""
-    factors: List[MathExpression] = []
-    pending = [node]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, MultiplyExpression):
-            pending.extend(child for child in (item.right, item.left) if child is not None)
-        else:
-            factors.append(item)
-    return factors
 
 
 def _restates(env: MathyEnv, before: str, expression: Optional[str]) -> bool:

@@ -53,7 +53,7 @@ def expression_key(env: MathyEnv, text: str) -> str:
             continue
         kind = type(item)
         if kind is MultiplyExpression:
-            operands = _chain(item, kind)
+            operands = chain_operands(item, kind)
         else:
             operands = [child for child in (item.left, item.right) if child is not None]
         out.append(f"({kind.__name__}")
@@ -64,7 +64,7 @@ def expression_key(env: MathyEnv, text: str) -> str:
     return "".join(out)
 
 
-def _chain(node: MathExpression, kind: type) -> List[MathExpression]:
+def chain_operands(node: MathExpression, kind: type) -> List[MathExpression]:
     """The operands of the chain of `kind` nodes rooted at `node`, left to right."""
     operands: List[MathExpression] = []
     pending: List[MathExpression] = [node]
@@ -120,4 +120,4 @@ def _matches(
     return env.has_same_value(text, other)
 
 
-__all__ = ("expression_key", "first_match", "loose_text", "same_expression")
+__all__ = ("chain_operands", "expression_key", "first_match", "loose_text", "same_expression")
