@@ -12,7 +12,8 @@ conversational format, lists of messages (the last message's `content` is read).
 Both take the grain `steps_per_line` (`mathy_envs.text.derivations`), `AUTO` by
 default: None for the envs that take free derivations (the simplify tasks: a
 line may make any number of rewrites as long as it keeps the exact value, and
-the last line must be the goal in simplest terms), 1 for the others. A base model writes algebra that
+the last line must be the goal in simplest terms), 3 for the others (at most
+three valid moves a line, each checked). A base model writes algebra that
 way, so it earns reward from the first steps of training; pass 1 to train the
 one-rewrite-per-line grain of the env's own rules (its prompts then show a
 worked example of each rule). Give the rows and the reward the same grain: the

@@ -30,14 +30,17 @@ them is judged not reachable in that many moves."""
 
 AUTO = "auto"
 """A grain resolved per env (`grain_for`): None where the env takes free
-derivations (`free_derivations`), else 1."""
+derivations (`free_derivations`), else `AUTO_STEPS` (a line may make a few
+moves, each checked)."""
+AUTO_STEPS = 3
+"""`AUTO`'s grain for an env that takes no free derivations."""
 
 
 def grain_for(env: MathyEnv, steps_per_line: Union[int, None, str]) -> Optional[int]:
     """`steps_per_line` for `env`: `AUTO` resolved, the others checked
     (`check_grain`)."""
     if steps_per_line == AUTO:
-        return None if getattr(env, "free_derivations", False) else 1
+        return None if getattr(env, "free_derivations", False) else AUTO_STEPS
     if isinstance(steps_per_line, str):
         raise ValueError(
             f"steps_per_line must be None, an int from 1 to {MAX_STEPS_PER_LINE} or "
@@ -137,6 +140,7 @@ def moves_to(
 
 __all__ = (
     "AUTO",
+    "AUTO_STEPS",
     "MAX_SEARCH_TEXTS",
     "MAX_STEPS_PER_LINE",
     "SearchBudget",

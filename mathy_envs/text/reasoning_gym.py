@@ -20,9 +20,10 @@ every line passing the check of the grain, else 0.0. The config takes
 (`mathy_envs.text.derivations`): "auto" by default, which is None for the
 simplify tasks, so that a line may make any number of rewrites that keep the
 exact value (as people and language models write algebra) and the last line
-must be the goal in simplest terms, and 1 for the tasks whose goal is about the
-problem's own terms (commuting, grouping, acting on like terms), where free
-rewrites could plant terms of their own. 1 asks for one rewrite per line (the
+must be the goal in simplest terms, and 3 (at most three valid moves a line,
+each checked) for the tasks whose goal is about the problem's own terms
+(commuting, grouping, acting on like terms), where free rewrites could plant
+terms of their own. 1 asks for one rewrite per line (the
 question then shows a worked example of each rule), an int `k` for at most `k`.
 The question states the rule in use.
 Entry `i` of a seed is the same problem on every call and machine.
@@ -76,7 +77,7 @@ class MathyDatasetConfig:
     steps_per_line: Union[int, None, str] = AUTO
     """The grain answers are checked at: None (any number of rewrites per
     line; the simplify tasks), an int from 1 to `MAX_STEPS_PER_LINE`, or "auto"
-    (None where the env takes free derivations, else 1)."""
+    (None where the env takes free derivations, else 3)."""
 
     def validate(self) -> None:
         difficulties = [d.value for d in MathyEnvDifficulty]

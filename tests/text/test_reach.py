@@ -4,7 +4,7 @@ texts to avoid, within a budget, and the grain's checks."""
 import pytest
 
 from mathy_envs.envs import PolyHaystackLikeTerms, PolySimplify
-from mathy_envs.text.reach import AUTO, SearchBudget, check_grain, grain_for, moves_to
+from mathy_envs.text.reach import AUTO, AUTO_STEPS, SearchBudget, check_grain, grain_for, moves_to
 
 ENV = PolySimplify()
 STATE = ENV.state_from_text("4x + 2y + 3x")
@@ -44,7 +44,7 @@ def test_a_search_stops_when_the_budget_is_spent() -> None:
 
 
 def test_grains_are_checked_and_auto_resolved_per_env() -> None:
-    assert grain_for(ENV, AUTO) is None and grain_for(PolyHaystackLikeTerms(), AUTO) == 1
+    assert grain_for(ENV, AUTO) is None and grain_for(PolyHaystackLikeTerms(), AUTO) == AUTO_STEPS == 3
     assert grain_for(ENV, 3) == 3 and grain_for(ENV, None) is None
     with pytest.raises(ValueError, match="does not take free derivations"):
         grain_for(PolyHaystackLikeTerms(), None)

@@ -21,6 +21,9 @@ def test_every_env_is_a_dataset_whose_answers_score_one(name: str) -> None:
         assert metadata["source_dataset"] == name and metadata["source_index"] == index
         assert metadata["env"] == env_class.__name__
         assert metadata["problem"] in entry["question"]
+        # "auto": free rewrites for the simplify tasks, three checked moves a
+        # line where free rewrites could plant terms of their own.
+        assert metadata["steps_per_line"] == (None if env_class.free_derivations else 3)
         assert entry["answer"].splitlines()[0] == metadata["problem"]
         if metadata["reference_solved"]:
             assert data.score_answer(entry["answer"], entry) == 1.0
