@@ -395,9 +395,9 @@ class _Scoring:
             return self.unreadable(step, line)
         if self.grain is None:
             return self.judge_rewrite(step, line, expression)
-        if not env.has_same_value(state.agent.problem, expression):
-            reason = f"{quote(line)} does not have the value of {quote(state.agent.problem, 80)}"
-            return LineVerdict(step, line, expression, False, None, False, False, reason)
+        valued = self.judge_value(step, line, expression, state.agent.problem)
+        if valued.kept_value is False:
+            return valued  # a slip: no search
         avoid: Set[str] = set()
         while True:
             path = moves_to(env, state, expression, self.grain, avoid, self.budget)

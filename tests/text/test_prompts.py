@@ -5,13 +5,14 @@ import re
 
 import pytest
 
+from mathy_envs import MathyEnv
 from mathy_envs.envs import ENV_TASKS, PolySimplify
 from mathy_envs.text import text_moves
 from mathy_envs.text.prompts import WORKED_EXAMPLES, derivation_prompt, rule_examples
 
 
-def _is_move_of(env: object, rule: str, before: str, after: str) -> bool:
-    moves = text_moves(env, env.state_from_text(before), describe=False)  # type: ignore[attr-defined]
+def _is_move_of(env: MathyEnv, rule: str, before: str, after: str) -> bool:
+    moves = text_moves(env, env.state_from_text(before), describe=False)
     return any(move.rule == rule and move.result == after for move in moves)
 
 

@@ -1,7 +1,7 @@
 """Replies to prompts: every valid move written as a rewrite is that move, and
 every other reply gets its documented verdict, never an exception."""
 
-from typing import List
+from typing import Iterator, List, Tuple
 
 import numpy as np
 import pytest
@@ -17,6 +17,7 @@ from mathy_core import (
 )
 from helpers import ENV_DIFFICULTY_CASES, HOSTILE_REPLIES, time_limit
 
+from mathy_envs import MathyEnv, MathyEnvState
 from mathy_envs.envs import ENV_TASKS, PolySimplify
 from mathy_envs.text import (
     ACCEPTED,
@@ -26,6 +27,7 @@ from mathy_envs.text import (
     NOT_ONE_MOVE,
     REWRITE,
     TOO_LONG,
+    TextMove,
     UNCHANGED,
     UNKNOWN_MOVE,
     read_reply,
@@ -60,13 +62,8 @@ def test_every_valid_move_written_as_a_rewrite_is_that_move(
     that gives that text; with its spacing or notation changed, as the first
     move whose result reads as the same tree."""
     env = ENV_TASKS[task](seed=11, invalid_action_response="penalize")
-    rng = np.random.default_rng(11)
-    state, _ = env.fitting_initial_state(MathyEnvProblemArgs(difficulty))
     checked = 0
-    for _ in range(6):
-        moves = text_moves(env, state)
-        if not moves:
-            break
+    for state, moves in _walk(env, difficulty, 11):
         for move in moves:
             same_text = next(m for m in moves if m.result == move.result)
             printed = str(env.parse(move.result).tree)
@@ -78,9 +75,22 @@ def test_every_valid_move_written_as_a_rewrite_is_that_move(
                 if reply in (move.result, move.result.replace(" ", "")):
                     assert verdict.move == same_text.action, (reply, verdict)
             checked += 1
-        move = moves[int(rng.integers(len(moves)))]
-        state, _, _ = env.get_next_state(state, move.action)
     assert checked > 0
+
+
+def _walk(
+    env: MathyEnv, difficulty: MathyEnvDifficulty, seed: int
+) -> Iterator[Tuple[MathyEnvState, Tuple[TextMove, ...]]]:
+    """Up to 6 states of seeded random play from a generated problem, each with
+    its valid moves (none empty)."""
+    rng = np.random.default_rng(seed)
+    state, _ = env.fitting_initial_state(MathyEnvProblemArgs(difficulty))
+    for _ in range(6):
+        moves = text_moves(env, state)
+        if not moves:
+            return
+        yield state, moves
+        state, _, _ = env.get_next_state(state, moves[int(rng.integers(len(moves)))].action)
 
 
 def _natural(node: MathExpression) -> str:
@@ -92,10 +102,10 @@ def _natural(node: MathExpression) -> str:
     if isinstance(node, VariableExpression):
         return str(node.identifier)
     if isinstance(node, NegateExpression):
-        return "-" + _grouped(node.get_child(), atom_only=True)
+        return "-" + _grouped(node.get_child())
     left, right = node.left, node.right
     if isinstance(node, PowerExpression):
-        return _grouped(left, atom_only=True) + "^" + _grouped(right, atom_only=True)
+        return _grouped(left) + "^" + _grouped(right)
     if isinstance(node, (AddExpression, SubtractExpression)):
         sign = " + " if isinstance(node, AddExpression) else " - "
         right_text = _natural(right)
@@ -119,7 +129,9 @@ def _natural(node: MathExpression) -> str:
     raise AssertionError(f"no natural form for {type(node).__name__}")
 
 
-def _grouped(node: MathExpression, atom_only: bool) -> str:
+def _grouped(node: MathExpression) -> str:
+    """`node` written naturally, in parentheses unless a variable or a
+    non-negative number."""
     text = _natural(node)
     plain = isinstance(node, VariableExpression) or (
         isinstance(node, ConstantExpression) and not text.startswith("-")
@@ -138,13 +150,8 @@ def test_every_valid_move_written_in_natural_notation_is_accepted(
     only regroups a product, `2x * 3y` to `2 * x * 3y`, can't be written
     naturally: written so, it is the expression as it is.)"""
     env = ENV_TASKS[task](seed=5)
-    rng = np.random.default_rng(5)
-    state, _ = env.fitting_initial_state(MathyEnvProblemArgs(difficulty))
     checked = 0
-    for _ in range(6):
-        moves = text_moves(env, state)
-        if not moves:
-            break
+    for state, moves in _walk(env, difficulty, 5):
         for move in moves:
             natural = _natural(env.parse(move.result).tree)
             verdict = read_reply(env, state, natural, REWRITE, moves)
@@ -154,8 +161,6 @@ def test_every_valid_move_written_in_natural_notation_is_accepted(
             assert verdict.kind == ACCEPTED, (state.agent.problem, move.result, natural, verdict)
             assert verdict.expression is not None and env.has_same_value(verdict.expression, move.result)
             checked += 1
-        move = moves[int(rng.integers(len(moves)))]
-        state, _, _ = env.get_next_state(state, move.action)
     assert checked > 0
 
 
